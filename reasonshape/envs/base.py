@@ -1,0 +1,497 @@
+"""The puzzle protocol: what every one of the 21 puzzle modules implements.
+
+A puzzle module (``reasonshape/envs/<name>.py``) defines a subclass of :class:`Puzzle` and registers one
+instance of it with :func:`reasonshape.envs.registry.register_puzzle`. The protocol is organised in the order a
+module is written in:
+
+1. constants: ``name``, ``LEVELS`` (level -> Tatham params, one data table), ``ANSWER_SYMBOLS`` and the claim
+   vocabulary (``CLAIM_KINDS``), plus the definition of C* in the module docstring;
+2. params: ``parse_params`` / ``format_params`` (the collection's full and short forms);
+3. desc: ``parse_desc`` / ``format_desc`` (``params:desc`` game IDs, byte-compatible with the collection);
+4. ``generate`` (native generator, unique solution proven by the solver);
+5. text: ``render_prompt``, ``parse_answer``, ``format_answer``;
+6. rules: ``check`` (by the rules, never a diff against a stored answer) and ``solve`` (CP-SAT);
+7. claims: ``claim_holds`` (is a claim true of one solution), ``solution_claims`` (C*), ``given_claims``
+   (static facts of the instance), and the constraint view ``variables`` / ``units`` the deduction engine and
+   the extractor's dependency rule read;
+8. ``decode_tatham_solution`` (the collection's ``SOLVE`` move string -> our solution), used in tests.
+
+Coordinates everywhere in the public API (prompts, answers, claims) are 1-based ``(row, column)``, rows top to
+bottom, columns left to right. Internally puzzles may use 0-based indices. Source: reasonshape choice.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import os
+import random
+import shutil
+import subprocess
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from reasonshape.errors import ClaimError, GameIdError, GenerationError, NoUniqueSolutionError
+
+__all__ = [
+    "LEVEL_NAMES",
+    "Claim",
+    "ClaimLabel",
+    "Instance",
+    "ParsedAnswer",
+    "Violation",
+    "CheckResult",
+    "SolveResult",
+    "Unit",
+    "Puzzle",
+    "instance_rng",
+]
+
+#: The four difficulty levels, easiest first (paper A §A: "Trivial", "Human easy/normal/hard").
+LEVEL_NAMES: tuple[str, ...] = ("trivial", "easy", "normal", "hard")
+
+Cell = tuple[int, int]
+
+
+class ClaimLabel(str, enum.Enum):
+    """A claim occurrence's label (paper A §B step 4). ``tentative`` is given by extraction, never by a puzzle."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    UNVERIFIABLE = "unverifiable"
+    TENTATIVE = "tentative"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, order=True)
+class Claim:
+    """One atomic statement in a puzzle's claim schema.
+
+    Parameters
+    ----------
+    kind : str
+        The puzzle's claim kind, one of its ``CLAIM_KINDS`` (e.g. ``"value"`` for "cell (3,4) contains 9",
+        ``"tent"``, ``"count"`` for "row 3 needs 2 more tents", ``"edge"`` for line puzzles).
+    cells : tuple of (row, col)
+        What the claim is about: 1-based cells, in a canonical order (sorted unless order matters, e.g. the
+        two ends of a bridge). Row/column claims list one anchor cell and say so in ``kind``.
+    value : hashable, optional
+        What it asserts (a digit, a symbol such as ``"T"``, a count). ``None`` for kinds without a value.
+    positive : bool
+        Polarity: ``True`` asserts ("(2,5) is 3"), ``False`` denies ("(2,5) is not 3").
+
+    Notes
+    -----
+    Claims are value objects: equal claims are the same statement, which is what restatement edges and C*
+    membership are defined by. Source: paper A §B (claim schema), representation is a reasonshape choice.
+    """
+
+    kind: str
+    cells: tuple[Cell, ...]
+    value: Hashable = None
+    positive: bool = True
+
+    def negated(self) -> Claim:
+        """The same claim with opposite polarity."""
+        return Claim(self.kind, self.cells, self.value, not self.positive)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (``cells`` as lists); inverse of :meth:`from_json`."""
+        return {"kind": self.kind, "cells": [list(c) for c in self.cells], "value": self.value,
+                "positive": self.positive}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Claim:
+        """Rebuild a claim from :meth:`to_json` output."""
+        value = d.get("value")
+        if isinstance(value, list):
+            value = tuple(value)
+        return cls(d["kind"], tuple(tuple(c) for c in d["cells"]), value, bool(d.get("positive", True)))
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One puzzle instance: the puzzle's name, its params and its parsed desc.
+
+    ``params`` is the puzzle's own frozen params dataclass; ``data`` holds the puzzle's parsed desc (clues,
+    givens, regions...) as immutable values; ``desc`` is the desc string exactly as the collection writes it.
+    Use :attr:`game_id` to get ``params:desc``. Instances are hashable and used as cache keys.
+    """
+
+    puzzle: str
+    params: Any
+    desc: str
+    data: Any = field(compare=False, hash=False, repr=False)
+
+    @property
+    def game_id(self) -> str:
+        from reasonshape.envs.registry import get
+
+        return get(self.puzzle).format_game_id(self)
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """A model's answer read from its text.
+
+    ``value`` has the puzzle's solution type (what :meth:`Puzzle.solve` returns). ``source`` is
+    ``"answer_block"`` when read from the last ``<answer>`` block, ``"fallback_grid"`` when no answer block
+    existed and the last grid-shaped block of the text was used instead. ``notes`` lists tolerated oddities.
+    """
+
+    value: Any
+    source: str = "answer_block"
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: ``rule`` is a short stable id (e.g. ``"row_repeat"``), ``detail`` a sentence for humans,
+    ``cells`` the 1-based cells involved."""
+
+    rule: str
+    detail: str
+    cells: tuple[Cell, ...] = ()
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict of :meth:`Puzzle.check`: ``ok`` iff no rule is violated."""
+
+    ok: bool
+    violations: tuple[Violation, ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The ids of the violated rules, de-duplicated, in order."""
+        return tuple(dict.fromkeys(v.rule for v in self.violations))
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Solutions found by the solver, at most ``max_solutions`` of them.
+
+    ``unique`` is True iff exactly one solution exists (proven: the search for a second one was exhausted).
+    ``exhausted`` is True iff ``solutions`` is the complete set of solutions.
+    """
+
+    solutions: tuple[Any, ...]
+    exhausted: bool
+
+    @property
+    def unique(self) -> bool:
+        return self.exhausted and len(self.solutions) == 1
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One local constraint of an instance, as the deduction engine and the extractor's dependency rule see it.
+
+    Parameters
+    ----------
+    name : str
+        How a trace names it: ``"row 3"``, ``"box 2"``, ``"cage at (1,1)"``, ``"clue at (2,4)"``.
+    variables : tuple
+        The variables it constrains (keys of :meth:`Puzzle.variables`; for cell puzzles, 1-based cells).
+    allowed : callable
+        ``allowed(values) -> bool`` for a complete assignment of ``variables`` (values in the same order).
+        Must be exact: it accepts exactly the local assignments the rules allow.
+    premises : tuple of Claim
+        The static given claims this constraint comes from (the clue, the cage total...). May be empty.
+    kind : str
+        ``"alldiff"`` (all values distinct, candidates = domain) lets engines use a fast path; else ``"generic"``.
+    """
+
+    name: str
+    variables: tuple[Hashable, ...]
+    allowed: Callable[[tuple], bool] = field(compare=False)
+    premises: tuple[Claim, ...] = ()
+    kind: str = "generic"
+
+
+def instance_rng(seed: int, puzzle: str, level: str, index: int = 0) -> random.Random:
+    """The RNG of one generated instance, seeded from (seed, puzzle, level, index) so that every instance is
+    reproducible alone and generation is order-independent (reasonshape choice, after reasoning-gym)."""
+    return random.Random(f"{seed}|{puzzle}|{level}|{index}")
+
+
+class Puzzle(ABC):
+    """The protocol every puzzle implements. Subclasses fill the abstract methods; the rest is shared.
+
+    Class attributes
+    ----------------
+    name : str
+        Registry name, the collection's name for the game (``"tents"``).
+    LEVELS : dict[str, str]
+        Level name -> the collection's params string (full form, difficulty included).
+    ANSWER_SYMBOLS : dict[str, str]
+        Symbol a model writes in the answer -> meaning; rendered into the prompt and the README.
+    CLAIM_KINDS : tuple[str, ...]
+        The claim kinds this puzzle's claims may have.
+    """
+
+    name: ClassVar[str]
+    LEVELS: ClassVar[dict[str, str]]
+    ANSWER_SYMBOLS: ClassVar[dict[str, str]] = {}
+    CLAIM_KINDS: ClassVar[tuple[str, ...]] = ("value",)
+    #: Largest number of solutions :meth:`verify_claim` enumerates on a non-unique instance.
+    CLAIM_SOLUTION_LIMIT: ClassVar[int] = 256
+
+    # ----------------------------------------------------------------- params and game IDs
+    @abstractmethod
+    def parse_params(self, text: str) -> Any:
+        """Parse a params string (full or short form, e.g. ``"8x8dt"`` / ``"8x8"``) into the params dataclass.
+
+        Raises
+        ------
+        GameIdError
+            Naming the position and what was expected.
+        """
+
+    @abstractmethod
+    def format_params(self, params: Any, full: bool = True) -> str:
+        """The collection's params string: ``full=True`` includes the difficulty (``"8x8dt"``), ``False`` not."""
+
+    @abstractmethod
+    def parse_desc(self, params: Any, desc: str) -> Instance:
+        """Parse the desc part of a game ID for ``params`` and validate it as the collection's ``validate_desc``.
+
+        Raises
+        ------
+        GameIdError
+            Naming the position in the desc and what was expected.
+        """
+
+    def format_desc(self, instance: Instance) -> str:
+        """The desc string, as the collection writes it."""
+        return instance.desc
+
+    def parse_game_id(self, game_id: str) -> Instance:
+        """Parse ``params:desc``. Raises :class:`GameIdError` when malformed (position counts in ``game_id``)."""
+        if not isinstance(game_id, str):
+            raise GameIdError(repr(game_id), None, "a string 'params:desc'")
+        text = game_id.strip()
+        colon = text.find(":")
+        if colon < 0:
+            raise GameIdError(text, len(text), "':' separating params from desc")
+        try:
+            params = self.parse_params(text[:colon])
+        except GameIdError as e:
+            raise GameIdError(text, e.position, e.expected) from None
+        try:
+            return self.parse_desc(params, text[colon + 1:])
+        except GameIdError as e:
+            pos = None if e.position is None else colon + 1 + e.position
+            raise GameIdError(text, pos, e.expected) from None
+
+    def format_game_id(self, instance: Instance, full: bool = True) -> str:
+        """``params:desc`` as the collection writes it."""
+        return f"{self.format_params(instance.params, full=full)}:{self.format_desc(instance)}"
+
+    def level_params(self, level: str) -> Any:
+        """Params of a named level. Raises ``ValueError`` naming the known levels."""
+        if level not in self.LEVELS:
+            raise ValueError(f"level must be one of {list(self.LEVELS)}, got {level!r}")
+        return self.parse_params(self.LEVELS[level])
+
+    # ----------------------------------------------------------------- generation
+    def generate(self, level_or_params: str | Any, seed: int = 0, index: int = 0, backend: str = "native") -> Instance:
+        """A unique-solution instance at a level (``"trivial"``...) or for explicit params (dataclass or string).
+
+        Deterministic in (seed, level, index) for both backends. ``backend="native"`` uses this module's own
+        generator; ``backend="sgt"`` runs the collection's ``sgt-<name> --generate`` binary (Debian package
+        ``sgt-puzzles``) with a random seed derived the same way. Uniqueness is proven by :meth:`solve`.
+
+        Raises
+        ------
+        ValueError
+            Unknown level or backend.
+        GenerationError
+            The attempt budget ran out, the ``sgt`` binary is missing or failed, or the result is not unique.
+        """
+        if isinstance(level_or_params, str):
+            params = self.level_params(level_or_params) if level_or_params in self.LEVELS else \
+                self.parse_params(level_or_params)
+            tag = level_or_params
+        else:
+            params, tag = level_or_params, self.format_params(level_or_params)
+        rng = instance_rng(seed, self.name, tag, index)
+        if backend == "native":
+            inst = self._generate(params, rng)
+        elif backend == "sgt":
+            inst = self._generate_sgt(params, rng)
+        else:
+            raise ValueError(f"backend must be 'native' or 'sgt', got {backend!r}")
+        if not self.solve(inst, max_solutions=2).unique:
+            raise GenerationError(f"{self.name}: {backend} generator produced a non-unique instance for {tag!r}")
+        return inst
+
+    def sgt_binary(self) -> str | None:
+        """Path of the collection's ``sgt-<name>`` binary (PATH, then ``/usr/games``), or ``None``."""
+        return shutil.which(f"sgt-{self.name}") or shutil.which(f"sgt-{self.name}", path="/usr/games")
+
+    def _generate_sgt(self, params: Any, rng: random.Random) -> Instance:
+        binary = self.sgt_binary()
+        if binary is None:
+            raise GenerationError(f"sgt-{self.name} not found on PATH or in /usr/games (apt-get install sgt-puzzles)")
+        full = self.format_params(params, full=True)
+        seed = str(rng.getrandbits(48))
+        try:
+            proc = subprocess.run([binary, "--generate", "1", f"{full}#{seed}"], capture_output=True, text=True,
+                                  timeout=120, env={**os.environ, "DISPLAY": ""})
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise GenerationError(f"sgt-{self.name} failed: {e}") from e
+        line = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+        if proc.returncode != 0 or ":" not in line:
+            raise GenerationError(f"sgt-{self.name} --generate failed (exit {proc.returncode}): {proc.stderr[-300:]}")
+        # The collection prints short params; keep ours (with difficulty) and parse its desc.
+        return self.parse_desc(params, line.split(":", 1)[1])
+
+    @abstractmethod
+    def _generate(self, params: Any, rng: random.Random) -> Instance:
+        """Build one instance with a unique solution from ``rng`` (puzzle-specific)."""
+
+    # ----------------------------------------------------------------- text
+    @abstractmethod
+    def render_prompt(self, instance: Instance) -> str:
+        """The task text: rules in plain words, the grid as text, the answer format (symbols, one row per line),
+        coordinates as 1-based (row, column), and the instruction to put the final answer in
+        ``<answer>...</answer>``."""
+
+    @abstractmethod
+    def parse_answer(self, text: str, instance: Instance) -> ParsedAnswer:
+        """Read a model's final answer for ``instance`` from free text (see :mod:`reasonshape.envs.answer`).
+
+        Raises
+        ------
+        AnswerParseError
+            Saying why (no answer block and no grid, wrong size, unknown symbol).
+        """
+
+    @abstractmethod
+    def format_answer(self, instance: Instance, solution: Any) -> str:
+        """The text a model should put inside ``<answer>`` for ``solution`` (``parse_answer`` inverts it)."""
+
+    # ----------------------------------------------------------------- rules
+    @abstractmethod
+    def check(self, instance: Instance, answer: Any) -> CheckResult:
+        """Check ``answer`` (a :class:`ParsedAnswer` or a solution value) by the puzzle's rules.
+
+        Any valid solution passes; each violated rule is named. Never compares with a stored solution.
+        """
+
+    @abstractmethod
+    def _solve(self, instance: Instance, max_solutions: int) -> SolveResult:
+        """Enumerate up to ``max_solutions`` solutions with the solver library (puzzle-specific model)."""
+
+    def solve(self, instance: Instance, max_solutions: int = 2) -> SolveResult:
+        """Solutions of ``instance`` (at most ``max_solutions``) and whether they are all of them. Cached."""
+        if max_solutions < 1:
+            raise ValueError(f"max_solutions must be >= 1, got {max_solutions}")
+        return _cached_solve(self, instance, max_solutions)
+
+    def unique_solution(self, instance: Instance) -> Any:
+        """The unique solution. Raises :class:`NoUniqueSolutionError` when there is none or several."""
+        res = self.solve(instance, 2)
+        if not res.unique:
+            raise NoUniqueSolutionError(self.format_game_id(instance), len(res.solutions))
+        return res.solutions[0]
+
+    @abstractmethod
+    def decode_tatham_solution(self, instance: Instance, move: str) -> Any:
+        """The collection's ``SOLVE`` move string (``tatham_solve`` in the dev data) -> our solution value."""
+
+    # ----------------------------------------------------------------- claims
+    @abstractmethod
+    def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
+        """Whether ``claim`` is true of ``solution``; ``None`` when the claim is not a statement about solutions
+        (then it is unverifiable). Raises :class:`ClaimError` for a claim outside the vocabulary."""
+
+    @abstractmethod
+    def solution_claims(self, instance: Instance, solution: Any | None = None) -> frozenset[Claim]:
+        """C*: the minimal claim set stating ``solution`` (default: the unique solution). Defined per puzzle in
+        the module docstring (e.g. tents: one claim per tent; solo: one value claim per empty cell)."""
+
+    def given_claims(self, instance: Instance) -> tuple[Claim, ...]:
+        """Static claims: facts about the given puzzle (clues, givens). Restatements of these are merged."""
+        return ()
+
+    @abstractmethod
+    def variables(self, instance: Instance) -> dict[Hashable, tuple]:
+        """The constraint view: variable -> its domain (a tuple of values). Cell puzzles use 1-based cells as
+        variables; line puzzles use their own hashable keys and document them. Together with :meth:`units` and
+        the puzzle's global rules (connectivity, single loop), it defines exactly the solutions."""
+
+    @abstractmethod
+    def units(self, instance: Instance) -> tuple[Unit, ...]:
+        """The local constraints (rows, columns, boxes, cages, clues...), see :class:`Unit`."""
+
+    def solution_value(self, instance: Instance, solution: Any, variable: Hashable) -> Any:
+        """The value ``variable`` takes in ``solution`` (cell puzzles: grid lookup at a 1-based cell)."""
+        r, c = variable
+        return solution[r - 1][c - 1]
+
+    def value_claim(self, variable: Hashable, value: Any, positive: bool = True) -> Claim:
+        """The claim "variable has value" in this puzzle's vocabulary (cell puzzles: kind ``"value"``)."""
+        return Claim("value", (variable,), value, positive)
+
+    def claim_text(self, claim: Claim) -> str:
+        """The claim as one plain sentence in the prompt's conventions, e.g. ``"(3,4) is 9"``."""
+        cells = " and ".join(f"({r},{c})" for r, c in claim.cells)
+        verb = "is" if claim.positive else "is not"
+        return f"{cells} {verb} {claim.value}"
+
+    def verify_claim(self, instance: Instance, claim: Claim) -> ClaimLabel:
+        """Label a claim by the puzzle: ``correct`` iff true in every solution, ``wrong`` iff false in every
+        solution, else ``unverifiable`` (also for claims not about solutions). Non-unique instances are allowed:
+        up to ``CLAIM_SOLUTION_LIMIT`` solutions are enumerated; past that, a claim that differs among the
+        solutions seen is unverifiable and one constant over them is judged on them (documented limit).
+
+        Source: paper A §B step 4 (labels); the non-unique rule is a reasonshape choice.
+        """
+        sols = self.solve(instance, self.CLAIM_SOLUTION_LIMIT).solutions
+        if not sols:
+            return ClaimLabel.UNVERIFIABLE
+        seen = set()
+        for s in sols:
+            v = self.claim_holds(instance, s, claim)
+            if v is None:
+                return ClaimLabel.UNVERIFIABLE
+            seen.add(bool(v))
+            if len(seen) == 2:
+                return ClaimLabel.UNVERIFIABLE
+        return ClaimLabel.CORRECT if seen == {True} else ClaimLabel.WRONG
+
+    # ----------------------------------------------------------------- helpers for subclasses
+    def _check_cell(self, instance: Instance, cell: Sequence[int], rows: int, cols: int) -> None:
+        r, c = cell
+        if not (1 <= r <= rows and 1 <= c <= cols):
+            raise ClaimError(f"{self.name}: cell {tuple(cell)} is outside the {rows}x{cols} grid")
+
+    def __repr__(self) -> str:
+        return f"<puzzle {self.name}>"
+
+    # Puzzles are registered singletons: pickle them by name so TRL can ship reward functions to workers.
+    def __reduce__(self):
+        from reasonshape.envs import registry
+
+        return (registry.get, (self.name,))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_solve(puzzle: Puzzle, instance: Instance, max_solutions: int) -> SolveResult:
+    return puzzle._solve(instance, max_solutions)
+
+
+def iter_cells(rows: int, cols: int) -> Iterable[Cell]:
+    """All 1-based cells, row-major."""
+    for r in range(1, rows + 1):
+        for c in range(1, cols + 1):
+            yield (r, c)

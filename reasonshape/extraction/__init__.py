@@ -1,0 +1,1 @@
+"""Claim extraction: from a reasoning trace to a verified claim graph (paper A §B)."""

@@ -1,0 +1,1 @@
+"""Generation backends, GRPO training and the standalone eval."""
