@@ -241,6 +241,9 @@ class Puzzle(ABC):
     LEVELS: ClassVar[dict[str, str]]
     ANSWER_SYMBOLS: ClassVar[dict[str, str]] = {}
     CLAIM_KINDS: ClassVar[tuple[str, ...]] = ("value",)
+    #: Words and symbols a trace may use for the values of value claims -> value (lower-case keys), read by the
+    #: deterministic extractor, e.g. tents ``{"tent": "T", "grass": ".", "empty": "."}``; digits need no entry.
+    VALUE_WORDS: ClassVar[dict[str, Hashable]] = {}
     #: Largest number of solutions :meth:`verify_claim` enumerates on a non-unique instance.
     CLAIM_SOLUTION_LIMIT: ClassVar[int] = 256
 
@@ -447,6 +450,12 @@ class Puzzle(ABC):
         cells = " and ".join(f"({r},{c})" for r, c in claim.cells)
         verb = "is" if claim.positive else "is not"
         return f"{cells} {verb} {claim.value}"
+
+    def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
+        """Puzzle-specific claim recognisers for claims the generic cell-value patterns cannot read (edges,
+        bridges, counts...): ``[(claim, start, end), ...]`` with character offsets into ``text``. Must run in
+        linear time (no backtracking regexes). Default: none."""
+        return []
 
     def verify_claim(self, instance: Instance, claim: Claim) -> ClaimLabel:
         """Label a claim by the puzzle: ``correct`` iff true in every solution, ``wrong`` iff false in every

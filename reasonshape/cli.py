@@ -1,0 +1,54 @@
+"""The ``reasonshape`` command line: one parser, one module per subcommand.
+
+Each subcommand module exposes ``add_parser(subparsers)`` that registers its parser and sets ``func`` to a
+``main(args) -> int`` callable; heavy imports happen inside ``main`` so that ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+__all__ = ["build_parser", "main"]
+
+#: Subcommand modules, in the order ``--help`` lists them.
+SUBCOMMAND_MODULES = (
+    "reasonshape.envs.cli",  # puzzles
+    "reasonshape.extraction.cli",  # graph
+    "reasonshape.training.train",  # train, ablate
+    "reasonshape.training.eval",  # eval
+    "reasonshape.demo",  # demo
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reasonshape",
+        description="RLVR on Simon Tatham's grid logic puzzles: puzzles, claim graphs, eta, GRPO and eval.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for mod in SUBCOMMAND_MODULES:
+        importlib.import_module(mod).add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    from reasonshape.errors import ReasonshapeError
+
+    try:
+        return int(args.func(args) or 0)
+    except ReasonshapeError as e:
+        print(f"reasonshape {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,424 @@
+"""Deterministic extraction: a reasoning trace -> its claim graph, with no LLM and no network (the default).
+
+Pipeline (paper A §B, with deterministic stand-ins for its LLM steps; the rules below are reasonshape's):
+
+1. The trace (reasoning and final answer alike, :func:`~reasonshape.extraction.segment.trace_text`) is split into
+   sentences with offsets; each sentence is read by the puzzle's claim schema
+   (:class:`~reasonshape.extraction.schema.SchemaReader`).
+2. Hypotheses and retractions. A sentence with a tentative cue ("suppose", "assume", "let's try", "what if", "if we
+   put"...) opens a hypothesis: its claims and every claim until the hypothesis closes are labelled ``tentative``.
+   A retraction cue ("wait", "contradiction", "impossible", "let me recalculate", "that's wrong"...) closes it, as
+   does a paragraph break or 12 sentences without one. Claims inside the hypothesis do not update the committed
+   state below.
+3. Nodes and restatements. Each claim occurrence is a node. A claim seen before gets a restatement edge from its
+   previous occurrence and no inference premises (paper A §B step 3). Givens of the instance (the puzzle's
+   ``given_claims``) are static source nodes.
+4. Dependencies (the deterministic rule). For a new, non-tentative-head claim ``c`` in sentence ``s``:
+
+   a. refutation: in the sentence that closes a hypothesis, the negation of the hypothesis gets the hypothesis and
+      the claims of the block's last sentence as premises;
+   b. local premises: claims of sentence ``s`` that are restatements or givens, plus every claim of sentence
+      ``s-1`` when ``s`` starts with a consequence cue ("so", "therefore", "thus", "hence", "then", "this means"),
+      kept when the puzzle's rules make them relevant to ``c`` (they share a unit: row, column, box, cage, clue
+      neighbourhood...; see :meth:`Puzzle.units`);
+   c. otherwise, the unit context: the units named in ``s`` (or in ``s-1``), else every unit containing ``c``'s
+      variables; premises are the latest committed value claim of every other variable of those units, the latest
+      eliminations of ``c``'s own variable, and the units' given premises. A given that the trace never states
+      becomes a ``placeholder`` node just before ``c`` (paper A §B step 3).
+
+   A new claim without premises is ``directly_stated``; so is a new claim read from a grid or row listing (a
+   listing states values, it does not derive them).
+5. Labels: every claim is checked by the puzzle (:func:`~reasonshape.extraction.labels.label_claim`);
+   hypothesis claims are ``tentative``.
+
+Everything is linear in the trace length for a fixed puzzle size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle
+from reasonshape.extraction.labels import label_claim
+from reasonshape.extraction.schema import Mention, SchemaReader
+from reasonshape.extraction.segment import Sentence, split_sentences, trace_text
+
+__all__ = ["TENTATIVE_CUE", "RETRACTION_CUE", "ExtractionResult", "PuzzleContext", "extract_deterministic"]
+
+TENTATIVE_CUE = re.compile(
+    r"\b(?:suppose|supposing|assume|assuming|let'?s\s+(?:try|say|assume|suppose|guess|test)|let\s+us\s+(?:try|"
+    r"assume|suppose)|what\s+if|if\s+we\s+(?:put|place|try|assume|say|set)|try\s+(?:putting|placing|setting)|"
+    r"hypothes[ie]s|hypothetically|as\s+a\s+guess|trial\b)", re.IGNORECASE)
+RETRACTION_CUE = re.compile(
+    r"\b(?:wait|contradiction|contradicts|contradictory|impossible|let\s+me\s+(?:re-?calculate|re-?check|"
+    r"reconsider|start\s+over|redo|re-?think|re-?examine)|that'?s\s+(?:wrong|not\s+right|incorrect)|mistake|"
+    r"backtrack|doesn'?t\s+work|does\s+not\s+work|not\s+possible|can'?t\s+be\s+right|conflict)", re.IGNORECASE)
+CONSEQUENCE_START = re.compile(
+    r"^\W*(?:so|therefore|thus|hence|then|this\s+means|which\s+means|that\s+means|consequently|it\s+follows|"
+    r"this\s+forces|this\s+gives|as\s+a\s+result)\b", re.IGNORECASE)
+_UNIT_TOKEN = re.compile(r"\b(row|column|col|box|block|cage|region|clue|island|line|group)\s*(\d{1,3})\b|"
+                         r"\(\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\)", re.IGNORECASE)
+_HYPOTHESIS_MAX_SENTENCES = 12
+
+
+def _unit_tokens(text: str) -> set:
+    toks = set()
+    for m in _UNIT_TOKEN.finditer(text):
+        if m.group(1):
+            word = m.group(1).lower()
+            toks.add(("column" if word == "col" else word, int(m.group(2))))
+        else:
+            toks.add(("cell", int(m.group(3)), int(m.group(4))))
+    return toks
+
+
+@dataclass
+class PuzzleContext:
+    """Everything the extractor derives once per instance: schema reader, units, claim -> variable index."""
+
+    puzzle: Puzzle
+    instance: Instance
+    reader: SchemaReader = field(init=False)
+
+    def __post_init__(self):
+        self.reader = SchemaReader(self.puzzle, self.instance)
+        self.units = self.puzzle.units(self.instance)
+        self.units_of: dict[Any, list[int]] = defaultdict(list)
+        for i, u in enumerate(self.units):
+            for v in u.variables:
+                self.units_of[v].append(i)
+        self.var_of_claim: dict[tuple, Any] = {}
+        for var, dom in self.reader.domains.items():
+            for val in dom:
+                cl = self.puzzle.value_claim(var, val, True)
+                self.var_of_claim[(cl.kind, cl.cells)] = var
+        self.unit_keys = [frozenset(_unit_tokens(u.name)) for u in self.units]
+        self.units_by_token: dict[Any, list[int]] = defaultdict(list)
+        for i, keys in enumerate(self.unit_keys):
+            for k in keys:
+                self.units_by_token[k].append(i)
+        self.givens = frozenset(self.puzzle.given_claims(self.instance))
+        #: variable -> the given claim fixing its value (given digits of Latin squares, fixed cells...)
+        self.given_value = {}
+        for g in self.givens:
+            var = self.var_of_claim.get((g.kind, g.cells))
+            if var is not None and g.positive:
+                self.given_value[var] = g
+        self._labels: dict[Claim, ClaimLabel] = {}
+
+    def variables_of(self, claim: Claim) -> tuple:
+        var = self.var_of_claim.get((claim.kind, claim.cells))
+        if var is not None:
+            return (var,)
+        return tuple(c for c in claim.cells if c in self.reader.domains)
+
+    def units_of_claim(self, claim: Claim) -> set[int]:
+        out: set[int] = set()
+        for v in self.variables_of(claim):
+            out.update(self.units_of.get(v, ()))
+        if not out:  # static clue claims: units whose premises include the claim
+            out.update(i for i, u in enumerate(self.units) if claim in u.premises)
+        return out
+
+    def named_units(self, text: str) -> set[int]:
+        toks = _unit_tokens(text)
+        if not toks:
+            return set()
+        cands = {i for t in toks for i in self.units_by_token.get(t, ())}
+        return {i for i in cands if self.unit_keys[i] and self.unit_keys[i] <= toks}
+
+    def label(self, claim: Claim) -> ClaimLabel:
+        lab = self._labels.get(claim)
+        if lab is None:
+            lab = self._labels[claim] = label_claim(self.puzzle, self.instance, claim)
+        return lab
+
+
+@dataclass
+class _Node:
+    claim: Claim
+    sentence: int
+    span: tuple[int, int] | None
+    label: ClaimLabel
+    origin: str
+    static: bool
+    order: tuple
+
+
+@dataclass
+class ExtractionResult:
+    """A trace's claim graph plus what extraction saw.
+
+    Attributes
+    ----------
+    graph : ClaimGraph
+        Nodes are claim occurrences in trace order; see :mod:`reasonshape.extraction.graph`.
+    sentences : list of Sentence
+        The segmentation (offsets into ``text``).
+    text : str
+        The trace that was read (reasoning then answer).
+    tentative_sentences, retraction_sentences : list of int
+        Sentence indices with a tentative / retraction cue.
+    mode : str
+        ``"deterministic"`` or ``"llm"``.
+    fallback : str | None
+        Why the LLM-assisted path fell back to the deterministic graph, if it did.
+    """
+
+    graph: Any
+    sentences: list[Sentence]
+    text: str
+    tentative_sentences: list[int]
+    retraction_sentences: list[int]
+    mode: str = "deterministic"
+    fallback: str | None = None
+
+    @property
+    def n_sentences(self) -> int:
+        return len(self.sentences)
+
+
+def extract_deterministic(puzzle: Puzzle, instance: Instance, completion: Any,
+                          context: PuzzleContext | None = None) -> ExtractionResult:
+    """The claim graph of ``completion`` (string, message or message list) for ``instance``, with no LLM.
+
+    Parameters
+    ----------
+    puzzle, instance
+        The puzzle and instance the completion answers.
+    completion
+        The completion; reasoning (``reasoning_content`` / ``<think>``) and answer are read alike.
+    context : PuzzleContext, optional
+        Reuse a context across completions of the same instance (a GRPO group) to skip re-deriving units.
+
+    Returns
+    -------
+    ExtractionResult
+        Never raises on odd text: an empty or claim-free trace gives an empty graph.
+    """
+    ctx = context or PuzzleContext(puzzle, instance)
+    text = trace_text(completion)
+    sentences = split_sentences(text)
+    mentions = read_mentions(ctx, sentences)
+    return build_graph(ctx, text, sentences, mentions)
+
+
+def read_mentions(ctx: PuzzleContext, sentences: list[Sentence]) -> list[list[Mention]]:
+    """The schema's claims per sentence (grids written out mid-trace resolved into cell claims)."""
+    mentions = [ctx.reader.read(s.text, s.start) for s in sentences]
+    ctx.reader.resolve_grid_rows(mentions)
+    return mentions
+
+
+def build_graph(ctx: PuzzleContext, text: str, sentences: list[Sentence], mentions: list[list[Mention]],
+                premises: dict[tuple[int, int], tuple[list[tuple[int, int]], list[Claim]]] | None = None,
+                mode: str = "deterministic") -> ExtractionResult:
+    """Steps 2-5 of the module docstring over given mentions.
+
+    ``premises`` optionally overrides step 4 for some claim occurrences: ``(sentence, k) -> (premise keys,
+    unstated claims)`` where keys are ``(sentence, k)`` of earlier mentions (``k`` = position in that sentence's
+    mention list) and unstated claims become placeholders (the LLM-assisted path, paper A §B step 3).
+    """
+    b = _Builder(ctx, premises)
+    tentative_s, retract_s = [], []
+    prev_end = 0
+    for s, ms in zip(sentences, mentions, strict=True):
+        gap = text[prev_end:s.start]
+        prev_end = s.end
+        is_tent = bool(TENTATIVE_CUE.search(s.text))
+        is_retr = bool(RETRACTION_CUE.search(s.text))
+        if is_tent:
+            tentative_s.append(s.index)
+        if is_retr:
+            retract_s.append(s.index)
+        if b.hyp_open and ("\n\n" in gap or s.index - b.hyp_start >= _HYPOTHESIS_MAX_SENTENCES):
+            b.close_hypothesis(refuted=False)
+        if is_retr and b.hyp_open:
+            b.close_hypothesis(refuted=True)
+            b.sentence(s, ms, refutation=True)
+        elif is_tent and ms:
+            b.open_hypothesis(s.index)
+            b.sentence(s, ms, head=True)
+        else:
+            b.sentence(s, ms)
+    return ExtractionResult(b.to_graph(), sentences, text, tentative_s, retract_s, mode=mode)
+
+
+class _Builder:
+    """Incremental graph construction in trace order (one pass)."""
+
+    def __init__(self, ctx: PuzzleContext, overrides=None):
+        self.ctx = ctx
+        self.overrides = overrides or {}
+        self.node_of_key: dict[tuple[int, int], int] = {}
+        self.nodes: list[_Node] = []
+        self.edges: set[tuple[int, int, str]] = set()
+        self.last_occ: dict[Claim, int] = {}
+        self.value_node: dict[Any, int] = {}  # committed: variable -> node of its latest positive value claim
+        self.neg_nodes: dict[Any, list[int]] = defaultdict(list)
+        self.hyp_open = False
+        self.hyp_start = -1
+        self.hyp_heads: list[int] = []
+        self.hyp_value: dict[Any, int] = {}
+        self.hyp_last_sentence: list[int] = []
+        self.refutable: list[int] = []
+        self.prev_sentence_nodes: list[int] = []
+        self.prev_text = ""
+
+    # ------------------------------------------------------------------ hypotheses
+    def open_hypothesis(self, sentence: int) -> None:
+        if self.hyp_open:
+            self.close_hypothesis(refuted=False)
+        self.hyp_open, self.hyp_start = True, sentence
+        self.hyp_heads, self.hyp_value, self.hyp_last_sentence = [], {}, []
+
+    def close_hypothesis(self, refuted: bool) -> None:
+        self.refutable = (self.hyp_heads + self.hyp_last_sentence) if refuted else []
+        self.hyp_open = False
+        self.hyp_value = {}
+
+    # ------------------------------------------------------------------ nodes
+    def _add(self, claim, sentence, span, origin, static, tentative, order) -> int:
+        label = ClaimLabel.TENTATIVE if tentative else self.ctx.label(claim)
+        self.nodes.append(_Node(claim, sentence, span, label, origin, static, order))
+        return len(self.nodes) - 1
+
+    def _occurrence(self, claim: Claim, sentence: int, order: tuple) -> int:
+        """The node standing for ``claim`` as a premise: its latest occurrence, or a new placeholder."""
+        if claim in self.last_occ:
+            return self.last_occ[claim]
+        i = self._add(claim, sentence, None, "placeholder", claim in self.ctx.givens, False, order)
+        self.last_occ[claim] = i
+        return i
+
+    def sentence(self, s: Sentence, ms: list[Mention], head: bool = False, refutation: bool = False) -> None:
+        ctx = self.ctx
+        tentative = self.hyp_open
+        # Premise-type mentions (restatements, givens) are placed before the sentence's conclusions.
+        seen_before = {id(m): (m.claim in self.last_occ) for m in ms}
+        ordered = sorted(range(len(ms)),
+                         key=lambda j: (0 if (seen_before[id(ms[j])] or ms[j].claim in ctx.givens) else 1, ms[j].start))
+        this_nodes: list[int] = []
+        local_pool: list[int] = []
+        if CONSEQUENCE_START.search(s.text):
+            local_pool.extend(self.prev_sentence_nodes)
+        named = ctx.named_units(s.text) or ctx.named_units(self.prev_text)
+        for k, j in enumerate(ordered):
+            m = ms[j]
+            claim = m.claim
+            order = (s.index, 1, k)
+            static = claim in ctx.givens
+            if claim in self.last_occ:  # restatement
+                i = self._add(claim, s.index, (m.start, m.end), "stated", static, tentative, order)
+                self.edges.add((self.last_occ[claim], i, "restatement"))
+            elif static:
+                i = self._add(claim, s.index, (m.start, m.end), "stated", True, False, order)
+            elif head and tentative and not self.hyp_heads_done(s.index):
+                i = self._add(claim, s.index, (m.start, m.end), "stated", False, True, order)
+                self.hyp_heads.append(i)
+            else:
+                if (s.index, j) in self.overrides:
+                    keys, unstated = self.overrides[(s.index, j)]
+                    premises = [self.node_of_key[key] for key in keys if key in self.node_of_key]
+                    premises += [self._occurrence(u, s.index, (s.index, 0, len(self.nodes))) for u in unstated]
+                elif m.listing:  # a grid or row listing states values without reasoning: directly stated
+                    premises = []
+                else:
+                    premises = self._premises(claim, s, named, local_pool, refutation, order)
+                origin = "stated" if premises else "directly_stated"
+                i = self._add(claim, s.index, (m.start, m.end), origin, False, tentative, order)
+                for p in premises:
+                    self.edges.add((p, i, "inference"))
+            self.last_occ[claim] = i
+            self.node_of_key[(s.index, j)] = i
+            this_nodes.append(i)
+            if not m.listing and (seen_before[id(m)] or static):  # only restatements and givens are local premises
+                local_pool.append(i)
+            self._update_state(claim, i, tentative)
+        if self.hyp_open:
+            if this_nodes:
+                self.hyp_last_sentence = this_nodes
+        if refutation:
+            self.refutable = []
+        self.prev_sentence_nodes = this_nodes
+        self.prev_text = s.text
+
+    def hyp_heads_done(self, sentence: int) -> bool:
+        # Only the sentence that opened the hypothesis supplies heads.
+        return sentence != self.hyp_start
+
+    def _update_state(self, claim: Claim, node: int, tentative: bool) -> None:
+        vars_ = self.ctx.var_of_claim.get((claim.kind, claim.cells))
+        if vars_ is None:
+            return
+        if tentative:
+            if claim.positive:
+                self.hyp_value[vars_] = node
+            return
+        if claim.positive:
+            self.value_node[vars_] = node
+        else:
+            self.neg_nodes[vars_].append(node)
+
+    def _premises(self, claim, s, named, local_pool, refutation, order) -> list[int]:
+        ctx = self.ctx
+        if refutation and self.refutable:
+            heads = [self.nodes[h].claim for h in self.hyp_heads]
+            if claim.negated() in heads or not heads:
+                return list(dict.fromkeys(self.refutable))
+        units = ctx.units_of_claim(claim)
+        own_vars = set(ctx.variables_of(claim))
+        local = []
+        for p in local_pool:
+            pc = self.nodes[p].claim
+            if pc == claim:
+                continue
+            if (units & ctx.units_of_claim(pc)) or (own_vars & set(ctx.variables_of(pc))):
+                local.append(p)
+        if local:
+            return list(dict.fromkeys(local))
+        scope = (named & units) if named else units
+        if not scope:
+            scope = units
+        out: list[int] = []
+        values = dict(self.value_node)
+        if self.hyp_open:
+            values.update(self.hyp_value)
+        for ui in sorted(scope):
+            unit = ctx.units[ui]
+            for v in unit.variables:
+                if v in own_vars:
+                    continue
+                n = values.get(v)
+                if n is not None:
+                    out.append(n)
+                elif v in ctx.given_value:
+                    out.append(self._occurrence(ctx.given_value[v], s.index, (s.index, 0, len(self.nodes))))
+                else:
+                    out.extend(self.neg_nodes.get(v, ()))
+            for g in unit.premises:
+                out.append(self._occurrence(g, s.index, (s.index, 0, len(self.nodes))))
+        for v in own_vars:
+            out.extend(self.neg_nodes.get(v, ()))
+        return list(dict.fromkeys(out))
+
+    # ------------------------------------------------------------------ output
+    def to_graph(self):
+        from reasonshape.extraction.graph import ClaimGraph
+
+        order = sorted(range(len(self.nodes)), key=lambda i: self.nodes[i].order)
+        g = ClaimGraph()
+        new_id = {}
+        for i in order:
+            n = self.nodes[i]
+            new_id[i] = g.add_claim(n.claim, n.sentence, span=n.span, label=n.label, origin=n.origin,
+                                    static=n.static)
+        for a, b, kind in sorted(self.edges):
+            if kind == "restatement":
+                g.add_restatement(new_id[a], new_id[b])
+            else:
+                g.add_inference(new_id[a], new_id[b])
+        return g

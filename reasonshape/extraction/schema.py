@@ -1,0 +1,269 @@
+"""The deterministic claim schema: recognising claims in a sentence, for every puzzle.
+
+Generic recognisers cover the conventions of the prompt and what real models write, for every puzzle whose
+variables are grid cells: cell references ``(3,4)``, ``r3c4``, ``R3C4``, ``row 3, column 4``, ``cell at row 3
+col 4``; value claims ("(3,4) is 5", "(3,4) = 5", "r3c4 must be a tent", "place 5 at (3,4)"), eliminations
+("(2,5) is not 3", "(2,5) can't be 3"), candidate lists ("(2,5) can be 1 or 6"), count claims ("row 3 needs 2 more
+tents", "column 2 has 3 lights"), row listings ("Row 4: 1 3 4 2") and grids written out mid-trace. Values are
+digits or the puzzle's ``VALUE_WORDS``. Each puzzle adds recognisers for its own claim kinds through
+:meth:`~reasonshape.envs.base.Puzzle.parse_claim_text` (edges, bridges...).
+
+Every pattern is a flat regular expression without nested unbounded quantifiers, and every predicate is matched
+in a bounded window after (or before) a cell reference, so recognition is linear in the trace length (a 1 MB trace
+is a test). Source: paper A §B step (1), deterministic templates; the patterns are reasonshape's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from reasonshape.envs.answer import split_tokens
+from reasonshape.envs.base import Claim, Instance, Puzzle
+
+__all__ = ["Mention", "SchemaReader", "CELL_REF"]
+
+CELL_REF = re.compile(
+    r"\(\s*(?P<r1>\d{1,2})\s*,\s*(?P<c1>\d{1,2})\s*\)"
+    r"|\b[rR](?P<r2>\d{1,2})\s?[cC](?P<c2>\d{1,2})\b"
+    r"|\brow\s+(?P<r3>\d{1,2})\s*,?\s*(?:and\s+)?col(?:umn)?\.?\s+(?P<c3>\d{1,2})\b",
+    re.IGNORECASE,
+)
+_WINDOW = 64  # characters examined after a cell reference for its predicate
+_PLACE = re.compile(r"\b(?:place|put|write|fill(?:\s+in)?|enter|mark|draw)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A claim found in a sentence: the claim and its ``[start, end)`` span in the trace; ``listing`` is True for
+    claims read from a row listing or a written-out grid (these are not premises of each other)."""
+
+    claim: Claim
+    start: int
+    end: int
+    listing: bool = False
+
+
+@dataclass
+class SchemaReader:
+    """Claim recogniser for one instance (compiled once per instance, then reused for every sentence).
+
+    Parameters
+    ----------
+    puzzle, instance
+        The puzzle and the instance the trace is about (variables, domains and value words come from them).
+    """
+
+    puzzle: Puzzle
+    instance: Instance
+    domains: dict = field(init=False)
+    rows: int = field(init=False, default=0)
+    cols: int = field(init=False, default=0)
+
+    def __post_init__(self):
+        self.domains = self.puzzle.variables(self.instance)
+        cells = [v for v in self.domains if _is_cell(v)]
+        self.grid = bool(cells) and len(cells) == len(self.domains)
+        if cells:
+            self.rows = max(r for r, _ in cells)
+            self.cols = max(c for _, c in cells)
+        words = {k.lower(): v for k, v in self.puzzle.VALUE_WORDS.items()}
+        self.words = words
+        alts = sorted((re.escape(w) for w in words), key=len, reverse=True)
+        value_alt = r"\d{1,2}" + ("|" + "|".join(alts) if alts else "")
+        v = rf"(?:{value_alt})"
+        art = r"(?:an?\s+|the\s+|value\s+|the\s+value\s+|number\s+|digit\s+)?"
+        self._neg = re.compile(
+            rf"\s*(?:is\s+not|isn't|is\s+never|cannot\s+be|can't\s+be|can\s+not\s+be|must\s+not\s+be|"
+            rf"should\s+not\s+be|won't\s+be|≠|!=|=/=)\s*{art}(?P<v>{v})(?![\w-])", re.IGNORECASE)
+        self._cand = re.compile(
+            rf"\s*(?:can\s+only\s+be|can\s+be|could\s+be|could\s+only\s+be|is\s+either|must\s+be\s+either|"
+            rf"candidates?\s*(?:are|is|:)|∈|in)\s*(?:either\s+)?[{{\[]?\s*(?P<vs>{v}(?:\s*(?:,|or|/|\|)\s*"
+            rf"(?:or\s+)?{v}){{1,8}})(?![\w-])", re.IGNORECASE)
+        self._pos = re.compile(
+            rf"\s*(?:=|:|->|→|is|must\s+be|has\s+to\s+be|should\s+be|needs\s+to\s+be|becomes|gets|contains|"
+            rf"holds|will\s+be|would\s+be|has)\s*{art}(?P<v>{v})(?![\w-])", re.IGNORECASE)
+        self._place_val = re.compile(rf"(?P<v>{v})\s+(?:at|in|into|on)\s+(?:cell\s+)?$", re.IGNORECASE)
+        self._count = re.compile(
+            rf"\b(?P<line>row|column)\s+(?P<i>\d{{1,2}})\s+(?:needs|has|contains|requires|must\s+have|gets|"
+            rf"will\s+have|should\s+have)\s+(?P<n>\d{{1,2}})\s+(?P<more>more\s+|remaining\s+|other\s+)?"
+            rf"(?P<w>{v})(?:e?s)?(?![\w-])", re.IGNORECASE)
+        self._value_re = re.compile(rf"^(?:{value_alt})$", re.IGNORECASE)
+        self.symbols = self._answer_symbols() if self.grid else {}
+
+    def _answer_symbols(self) -> dict[str, Hashable]:
+        """The answer format's symbol -> value map, learned from the puzzle's own ``format_answer`` of a solution
+        (so grids written in the answer notation, e.g. ``B W . #``, read as claims without per-puzzle code)."""
+        sols = self.puzzle.solve(self.instance, 1).solutions
+        if not sols:
+            return {}
+        lines = [ln for ln in self.puzzle.format_answer(self.instance, sols[0]).splitlines() if ln.strip()]
+        if len(lines) != self.rows:
+            return {}
+        out: dict[str, Hashable] = {}
+        for r, line in enumerate(lines, 1):
+            toks = split_tokens(line)
+            if len(toks) != self.cols:
+                toks = split_tokens(line, single_chars=True)
+            if len(toks) != self.cols:
+                return {}
+            for c, t in enumerate(toks, 1):
+                v = self.puzzle.solution_value(self.instance, sols[0], (r, c))
+                if out.setdefault(t, v) != v:
+                    return {}
+        return out
+
+    # --------------------------------------------------------------------------------------------- values
+    def value(self, token: str) -> Hashable | None:
+        """A value token (digit or value word, case-insensitive) -> the puzzle's value, or ``None``."""
+        t = token.strip().lower()
+        if t in self.words:
+            return self.words[t]
+        if t.isdigit():
+            return int(t)
+        if t.endswith("s") and t[:-1] in self.words:  # plurals: "tents"
+            return self.words[t[:-1]]
+        return None
+
+    def _claim(self, cell, value, positive=True) -> Claim | None:
+        dom = self.domains.get(cell)
+        if dom is None or value not in dom:
+            return None
+        return self.puzzle.value_claim(cell, value, positive)
+
+    # --------------------------------------------------------------------------------------------- sentences
+    def read(self, text: str, offset: int = 0) -> list[Mention]:
+        """Claims in one sentence ``text`` (``offset`` = its start in the trace), in order of appearance."""
+        found: list[Mention] = []
+        if self.grid:
+            listing = self._row_listing(text, offset)
+            if listing:
+                return listing
+            found.extend(self._cell_claims(text, offset))
+            found.extend(self._count_claims(text, offset))
+        for claim, s, e in self.puzzle.parse_claim_text(self.instance, text):
+            found.append(Mention(claim, offset + s, offset + e))
+        found.sort(key=lambda m: (m.start, m.end))
+        return found
+
+    def _cell_claims(self, text: str, offset: int) -> list[Mention]:
+        out = []
+        for m in CELL_REF.finditer(text):
+            r = int(m.group("r1") or m.group("r2") or m.group("r3"))
+            c = int(m.group("c1") or m.group("c2") or m.group("c3"))
+            cell = (r, c)
+            if cell not in self.domains:
+                continue
+            end = min(len(text), m.end() + _WINDOW)
+            pm = self._neg.match(text, m.end(), end)
+            if pm:
+                val = self.value(pm.group("v"))
+                cl = self._claim(cell, val, False)
+                if cl:
+                    out.append(Mention(cl, offset + m.start(), offset + pm.end()))
+                continue
+            pm = self._cand.match(text, m.end(), end)
+            if pm:
+                vals = [self.value(t) for t in re.split(r"\s*(?:,|or|/|\|)\s*", pm.group("vs")) if t.strip()]
+                vals = tuple(sorted({x for x in vals if x is not None and x in self.domains[cell]}, key=str))
+                if len(vals) >= 2:
+                    out.append(Mention(Claim("candidates", (cell,), vals), offset + m.start(), offset + pm.end()))
+                    continue
+                if len(vals) == 1:
+                    out.append(Mention(self._claim(cell, vals[0]), offset + m.start(), offset + pm.end()))
+                    continue
+            pm = self._pos.match(text, m.end(), end)
+            if pm:
+                cl = self._claim(cell, self.value(pm.group("v")))
+                if cl:
+                    out.append(Mention(cl, offset + m.start(), offset + pm.end()))
+                continue
+            # "place 5 at (3,4)" / "put a tent in (3,4)": look back a bounded window
+            start = max(0, m.start() - _WINDOW)
+            before = text[start:m.start()]
+            pv = self._place_val.search(before)
+            if pv and _PLACE.search(before[: pv.start()][-24:] + " "):
+                cl = self._claim(cell, self.value(pv.group("v")))
+                if cl:
+                    out.append(Mention(cl, offset + start + pv.start(), offset + m.end()))
+        return out
+
+    def _count_claims(self, text: str, offset: int) -> list[Mention]:
+        out = []
+        for m in self._count.finditer(text):
+            i, n = int(m.group("i")), int(m.group("n"))
+            val = self.value(m.group("w"))
+            if val is None:
+                continue
+            if m.group("line").lower() == "row":
+                if not 1 <= i <= self.rows:
+                    continue
+                cells = tuple((i, c) for c in range(1, self.cols + 1))
+            else:
+                if not 1 <= i <= self.cols:
+                    continue
+                cells = tuple((r, i) for r in range(1, self.rows + 1))
+            kind = "count_remaining" if m.group("more") else "count"
+            out.append(Mention(Claim(kind, cells, (n, val)), offset + m.start(), offset + m.end()))
+        return out
+
+    _LISTING = re.compile(r"^\s*(?:[-*]\s*)?(?:row|r)\s*(\d{1,2})\s*(?:is|[:=])\s*(.+)$", re.IGNORECASE)
+
+    def _row_listing(self, text: str, offset: int) -> list[Mention]:
+        m = self._LISTING.match(text)
+        if m:
+            r = int(m.group(1))
+            vals = self._tokens(m.group(2))
+            if vals is not None and 1 <= r <= self.rows:
+                return self._listing_row(r, vals, offset + m.start(2), offset + m.end())
+            return []
+        vals = self._tokens(text)
+        return [] if vals is None else [Mention(Claim("_grid_row", (), tuple(vals)), offset, offset + len(text), True)]
+
+    def _tokens(self, text: str) -> list | None:
+        toks = split_tokens(text)
+        if len(toks) != self.cols:
+            toks = split_tokens(text, single_chars=True)
+            if len(toks) != self.cols:
+                return None
+        vals = [self.symbols[t] if t in self.symbols else self.value(t) for t in toks]
+        return None if any(v is None for v in vals) else vals
+
+    def _listing_row(self, r: int, vals: list, start: int, end: int) -> list[Mention]:
+        out = []
+        for c, v in enumerate(vals, 1):
+            cl = self._claim((r, c), v)
+            if cl is None:
+                return []
+            out.append(Mention(cl, start, end, True))
+        return out
+
+    def resolve_grid_rows(self, sentences_mentions: list[list[Mention]]) -> None:
+        """Turn runs of exactly ``rows`` consecutive bare grid-row sentences into value claims for every cell
+        (a grid written out mid-trace or in the answer); bare rows outside such a run are dropped. In place."""
+        i, n = 0, len(sentences_mentions)
+        while i < n:
+            if _is_bare_row(sentences_mentions[i]):
+                j = i
+                while j < n and _is_bare_row(sentences_mentions[j]):
+                    j += 1
+                run = j - i
+                for k in range(i, j):
+                    row_vals = sentences_mentions[k][0].claim.value
+                    m0 = sentences_mentions[k][0]
+                    if run == self.rows:
+                        sentences_mentions[k] = self._listing_row(k - i + 1, list(row_vals), m0.start, m0.end)
+                    else:
+                        sentences_mentions[k] = []
+                i = j
+            else:
+                i += 1
+
+
+def _is_bare_row(ms: list[Mention]) -> bool:
+    return len(ms) == 1 and ms[0].claim.kind == "_grid_row"
+
+
+def _is_cell(v) -> bool:
+    return isinstance(v, tuple) and len(v) == 2 and all(isinstance(x, int) for x in v)

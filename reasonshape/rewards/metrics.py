@@ -1,0 +1,244 @@
+"""The baseline structural metrics reported beside η (paper A §C, Table 2), in one typed record.
+
+:func:`structural_metrics` computes, for one claim graph and its C*, every baseline of METHOD §C: depth, diameter,
+average path length, width, |V|, tokens, claim accuracy, |V_ver|/|V_sol|, first-error position and restatements per
+unique claim, plus the η fields of :func:`reasonshape.rewards.eta.eta_scores`. Definitions are in
+:class:`StructuralMetrics`; the paper names the metrics without formulas, so each precise definition below is a
+reasonshape choice unless marked "paper A".
+
+As for η, a :class:`~reasonshape.extraction.graph.ClaimGraph` has its restated static claims merged into their
+first occurrence first (paper A §B; ``merge_static=False`` turns it off). A plain :class:`networkx.DiGraph` works
+too: claim-level metrics then read the node attributes ``claim`` (default: the node itself), ``label``,
+``sentence`` and ``origin`` when present, and are ``None`` when the attributes they need are absent.
+
+Cost: depth and width take O(V + E); diameter and average path length need all shortest paths, O(V (V + E)) time
+(one breadth-first search per node, compiled: :func:`scipy.sparse.csgraph.shortest_path` on row blocks) and
+O(V) memory per block row (blocks are sized to about 32 MB). Trace graphs have hundreds to a few thousand nodes,
+where this is milliseconds; pass ``paths=False`` to skip these two on very large graphs.
+
+References
+----------
+Paper A: Berdoz et al., "Reasoning Structure of Large Language Models", ICML 2026, arXiv 2606.03883, §3-4 and
+Table 2. See ``docs/METHOD.md`` §C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+from scipy import sparse
+from scipy.sparse import csgraph
+
+from reasonshape.envs.base import ClaimLabel
+from reasonshape.errors import ConfigError
+from reasonshape.rewards.eta import CStarCount, _as_digraph, _flatten, _prepare, eta_scores
+
+__all__ = ["StructuralMetrics", "structural_metrics"]
+
+_BLOCK_BYTES = 32 * 2**20
+
+
+@dataclass(frozen=True)
+class StructuralMetrics:
+    """Structural metrics of one claim graph (paper A §C baselines, plus η).
+
+    Path lengths count edges. "Stated occurrences" are the nodes whose ``origin`` is not ``"placeholder"``
+    (placeholders are premises the trace never states, so they are not the model's claims); "unique claims" are
+    the distinct claims among them.
+
+    Attributes
+    ----------
+    n_nodes : int
+        |V|, after static merging when it applies (paper A).
+    depth : int or None
+        Longest directed path, in edges (0 for a graph without edges). ``None`` for an empty graph.
+    diameter : int or None
+        Longest *shortest* directed path over ordered pairs (u, v), u != v, with v reachable from u; 0 when no
+        such pair exists (no edges). ``None`` for an empty graph or with ``paths=False``.
+    avg_path_length : float or None
+        Mean shortest directed path length over those reachable ordered pairs; ``None`` when there is none (no
+        edges), for an empty graph, or with ``paths=False``.
+    width : int or None
+        Size of the largest longest-path layer: nodes are layered by the length of the longest path reaching them
+        from a source (:func:`networkx.topological_generations`); width is the largest layer. ``None`` when empty.
+    tokens : int or None
+        Completion length in tokens, passed through (paper A reports it beside the graph metrics).
+    claim_accuracy : float or None
+        correct / (correct + wrong) over unique claims, in [0, 1]; a claim's label is that of its first stated
+        occurrence not labelled ``tentative`` (claims stated only tentatively do not count). ``None`` when no
+        unique claim is correct or wrong. Needs node ``label`` attributes.
+    ver_sol_ratio : float or None
+        |V(G_ver)| / |V(G_sol)| (paper A), >= 0; ``None`` when G_sol is empty (no C* claim occurs).
+    first_error_position : float or None
+        (0-based sentence index of the first stated occurrence labelled ``wrong``) / ``n_sentences``, in [0, 1):
+        0 means the very first sentence is wrong. ``None`` when no stated occurrence is wrong. Needs ``label`` and
+        ``sentence`` attributes.
+    restatements_per_claim : float or None
+        (stated occurrences - unique claims) / unique claims, >= 0: how often, on average, a claim is stated again
+        after its first statement. Counted on occurrences, not on restatement edges, so it does not depend on
+        which earlier occurrence an extractor links to. ``None`` when no claim is stated.
+    eta, eta_clipped, eta_sol, eta_sol_clipped, h_str, h_str_sol, n_sol_nodes, n_ver_nodes, c_star_size, \
+c_star_present
+        As :class:`reasonshape.rewards.eta.EtaScores`.
+    """
+
+    n_nodes: int
+    depth: int | None
+    diameter: int | None
+    avg_path_length: float | None
+    width: int | None
+    tokens: int | None
+    claim_accuracy: float | None
+    ver_sol_ratio: float | None
+    first_error_position: float | None
+    restatements_per_claim: float | None
+    eta: float | None
+    eta_clipped: float | None
+    eta_sol: float | None
+    eta_sol_clipped: float | None
+    h_str: float | None
+    h_str_sol: float | None
+    n_sol_nodes: int
+    n_ver_nodes: int
+    c_star_size: int
+    c_star_present: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (for logging, JSON, a DataFrame row)."""
+        return asdict(self)
+
+
+def _paths(graph: nx.DiGraph) -> tuple[int, float | None]:
+    """(diameter, average shortest path length) over reachable ordered pairs u != v."""
+    flat = _flatten(graph)
+    n = flat.n
+    if flat.src.size == 0:
+        return 0, None
+    adj = sparse.csr_array((np.ones(flat.src.size), (flat.src, flat.dst)), shape=(n, n))
+    block = max(1, _BLOCK_BYTES // (8 * n))
+    longest, total, pairs = 0, 0.0, 0
+    for start in range(0, n, block):
+        rows = np.arange(start, min(n, start + block))
+        d = csgraph.shortest_path(adj, method="D", directed=True, unweighted=True, indices=rows)
+        ok = np.isfinite(d) & (d > 0)
+        if ok.any():
+            vals = d[ok]
+            longest = max(longest, int(vals.max()))
+            total += float(vals.sum())
+            pairs += int(vals.size)
+    return longest, (total / pairs if pairs else None)
+
+
+def _claim_metrics(g: nx.DiGraph, n_sentences: int) -> tuple[float | None, float | None, float | None]:
+    """(claim accuracy, first-error position, restatements per claim) from node attributes."""
+    first_label: dict[Any, Any] = {}
+    occurrences = 0
+    unique: set = set()
+    first_wrong: int | None = None
+    have_labels = False
+    # Trace order: by sentence when every node has one (stable, so ties keep node order), else node order.
+    order = sorted(g, key=lambda x: g.nodes[x]["sentence"]) if _sortable(g) else list(g)
+    for v in order:
+        d = g.nodes[v]
+        s = d.get("sentence")
+        if s is not None and s >= n_sentences:
+            raise ConfigError(f"n_sentences must exceed every sentence index; node {v!r} has sentence {s} but "
+                              f"n_sentences={n_sentences}")
+        if d.get("origin", "stated") == "placeholder":
+            continue
+        claim = d.get("claim", v)
+        occurrences += 1
+        unique.add(claim)
+        label = d.get("label")
+        if label is None:
+            continue
+        have_labels = True
+        try:
+            label = ClaimLabel(label)
+        except ValueError:
+            raise ConfigError(f"node {v!r}: label must be one of {[str(x) for x in ClaimLabel]}, got "
+                              f"{label!r}") from None
+        if label != ClaimLabel.TENTATIVE and claim not in first_label:
+            first_label[claim] = label
+        if label == ClaimLabel.WRONG and s is not None:
+            first_wrong = s if first_wrong is None else min(first_wrong, s)
+    correct = sum(lab == ClaimLabel.CORRECT for lab in first_label.values())
+    wrong = sum(lab == ClaimLabel.WRONG for lab in first_label.values())
+    accuracy = correct / (correct + wrong) if have_labels and correct + wrong else None
+    position = first_wrong / n_sentences if first_wrong is not None else None
+    restated = (occurrences - len(unique)) / len(unique) if unique else None
+    return accuracy, position, restated
+
+
+def _sortable(g: nx.DiGraph) -> bool:
+    return all("sentence" in d for _, d in g.nodes(data=True))
+
+
+def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, tokens: int | None = None, *,
+                       c_star_count: CStarCount = "given", merge_static: bool = True,
+                       paths: bool = True) -> StructuralMetrics:
+    """All baseline structural metrics of METHOD §C and η for one claim graph.
+
+    Parameters
+    ----------
+    graph : ClaimGraph or networkx.DiGraph
+        The claim graph (a DAG).
+    c_star : iterable of Claim (ClaimGraph) or node ids
+        C*, see :func:`reasonshape.rewards.eta.solution_nodes`.
+    n_sentences : int
+        Number of sentences of the trace, >= 1 when the graph has nodes; must exceed every sentence index.
+    tokens : int, optional
+        Completion length in tokens (>= 0), passed through.
+    c_star_count : {"given", "present"}, optional
+        What |C*| counts for η (see :mod:`reasonshape.rewards.eta`).
+    merge_static : bool, optional
+        Merge restated static claims of a ClaimGraph first (default True, paper A §B).
+    paths : bool, optional
+        Compute diameter and average path length (O(V (V + E))); default True.
+
+    Returns
+    -------
+    StructuralMetrics
+
+    Raises
+    ------
+    ConfigError
+        ``n_sentences`` or ``tokens`` out of range, a sentence index >= ``n_sentences``, or a bad ``c_star``.
+    NotADAGError, TypeError
+        As :func:`reasonshape.rewards.eta.logical_mass`.
+
+    Notes
+    -----
+    depth, width: O(V + E); diameter, average path length: O(V (V + E)) (see the module docstring); the rest
+    O(V + E).
+    """
+    if isinstance(n_sentences, bool) or not isinstance(n_sentences, (int, np.integer)) or n_sentences < 0:
+        raise ConfigError(f"n_sentences must be an int >= 0, got {n_sentences!r}")
+    if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer)) or tokens < 0):
+        raise ConfigError(f"tokens must be None or an int >= 0, got {tokens!r}")
+    g_in = _prepare(graph, merge_static)
+    scores = eta_scores(g_in, c_star, c_star_count=c_star_count, merge_static=False)
+    g = _as_digraph(g_in)
+    n = g.number_of_nodes()
+    if n and n_sentences < 1:
+        raise ConfigError(f"n_sentences must be >= 1 for a non-empty graph, got {n_sentences}")
+    depth = width = diameter = None
+    avg = None
+    if n:
+        layers = [len(layer) for layer in nx.topological_generations(g)]
+        depth, width = len(layers) - 1, max(layers)
+        if paths:
+            diameter, avg = _paths(g)
+    accuracy, position, restated = _claim_metrics(g, int(n_sentences))
+    ratio = scores.n_ver_nodes / scores.n_sol_nodes if scores.n_sol_nodes else None
+    return StructuralMetrics(
+        n_nodes=n, depth=depth, diameter=diameter, avg_path_length=avg, width=width,
+        tokens=None if tokens is None else int(tokens), claim_accuracy=accuracy, ver_sol_ratio=ratio,
+        first_error_position=position, restatements_per_claim=restated, eta=scores.eta,
+        eta_clipped=scores.eta_clipped, eta_sol=scores.eta_sol, eta_sol_clipped=scores.eta_sol_clipped,
+        h_str=scores.h_str, h_str_sol=scores.h_str_sol, n_sol_nodes=scores.n_sol_nodes,
+        n_ver_nodes=scores.n_ver_nodes, c_star_size=scores.c_star_size, c_star_present=scores.c_star_present)

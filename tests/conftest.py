@@ -1,0 +1,102 @@
+"""Shared pytest fixtures and markers for reasonshape's tests. Everything here runs offline.
+
+Session fixtures:
+
+* ``tiny_model_dir``: the tiny chat model of :func:`reasonshape.training.tiny.build_tiny_model` (random-init Qwen2,
+  locally trained tokenizer, ChatML template), built once per session into a temporary directory;
+* ``serve_url``: a real ``transformers serve`` process on 127.0.0.1 (free port) serving ``tiny_model_dir``, started
+  once, waited for (``/health``), terminated at the end of the session. Its OpenAI base URL is
+  ``http://127.0.0.1:<port>/v1``; the model name for requests is ``str(tiny_model_dir)``.
+
+Markers: ``require_vllm`` skips a test when ``vllm`` cannot be imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+# No hub access anywhere in the test suite.
+for _var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+require_vllm = pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="needs the vllm extra (GPU)")
+
+_SERVE_START_TIMEOUT_S = 180.0
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory) -> Path:
+    """Directory of the tiny chat model (seed 0), built once per test session."""
+    from reasonshape.training.tiny import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny_model") / "tiny-qwen2", seed=0)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve_command(model_dir: Path, port: int) -> list[str]:
+    """``transformers serve MODEL --host 127.0.0.1 --port PORT --device cpu``.
+
+    The ``transformers`` console script imports the ``chat`` command, which needs ``requests``; when ``requests``
+    is missing the same ``Serve`` command object is run through ``typer`` directly (identical server code).
+    """
+    args = [str(model_dir), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"]
+    script = shutil.which("transformers", path=str(Path(sys.executable).parent))
+    if script and importlib.util.find_spec("requests") is not None:
+        return [script, "serve", *args]
+    return [sys.executable, "-c", "import typer; from transformers.cli.serve import Serve; typer.run(Serve)", *args]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:  # noqa: S310 - local URL
+            return r.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def serve_url(tiny_model_dir, tmp_path_factory):
+    """OpenAI base URL of a ``transformers serve`` subprocess serving ``tiny_model_dir`` (session-scoped)."""
+    if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
+        pytest.skip("transformers serve cannot start here: fastapi/uvicorn missing (install transformers[serving])")
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("serve") / "serve.log"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(_serve_command(tiny_model_dir, port), stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + _SERVE_START_TIMEOUT_S
+        while not _healthy(f"http://127.0.0.1:{port}/health"):
+            if proc.poll() is not None:
+                tail = log_path.read_text(errors="replace")[-1500:]
+                pytest.skip(f"transformers serve exited with code {proc.returncode} before serving:\n{tail}")
+            if time.monotonic() > deadline:
+                tail = log_path.read_text(errors="replace")[-1500:]
+                pytest.skip(f"transformers serve did not answer /health within {_SERVE_START_TIMEOUT_S:.0f}s:\n{tail}")
+            time.sleep(0.25)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=15)
