@@ -67,6 +67,28 @@ def consecutive_support(n: int, adjacent: bool) -> list[int]:
     return out
 
 
+#: Largest ``n`` for which a support table is expanded to every domain mask (``2**n`` entries).
+_EXPAND_MAX_N = 12
+_MEMO: dict[tuple, tuple[list[int], list[int] | None]] = {}
+
+
+def _prepare(support: Sequence[int], n: int) -> tuple[list[int], list[int] | None]:
+    """``(table, expanded)``: the support table and, for ``n <= 12``, ``expanded[mask]`` = OR of ``table[v]``
+    over the values in ``mask`` (one lookup per arc revision instead of a loop over the bits). Memoised."""
+    key = (n, tuple(support))
+    hit = _MEMO.get(key)
+    if hit is None:
+        table = list(support)
+        expanded = None
+        if n <= _EXPAND_MAX_N:
+            expanded = [0] * (1 << n)
+            for m in range(1, 1 << n):
+                low = m & -m
+                expanded[m] = expanded[m ^ low] | table[low.bit_length()]
+        hit = _MEMO[key] = (table, expanded)
+    return hit
+
+
 def _reverse(support: Sequence[int], n: int) -> list[int]:
     # rev[w] = values b such that (a=w, b) is allowed, i.e. w in support[b]
     rev = [0] * (n + 1)
@@ -106,11 +128,15 @@ class LatinSearch:
         for c in range(n_cells):
             peers[c].discard(c)
         self.peers = [tuple(sorted(p)) for p in peers]
-        # arcs[c] = list of (other, table): d[c] &= OR_{v in d[other]} table[v]
-        arcs: list[list[tuple[int, list[int]]]] = [[] for _ in range(n_cells)]
+        # arcs[c] = list of (other, table, expanded): d[c] &= OR_{v in d[other]} table[v] (= expanded[d[other]])
+        arcs: list[list[tuple[int, list[int], list[int] | None]]] = [[] for _ in range(n_cells)]
+        reverse_memo: dict[tuple, list[int]] = {}
         for a, b, support in binary:
-            arcs[a].append((b, list(support)))
-            arcs[b].append((a, _reverse(support, n)))
+            arcs[a].append((b, *_prepare(support, n)))
+            key = tuple(support)
+            if key not in reverse_memo:
+                reverse_memo[key] = _reverse(support, n)
+            arcs[b].append((a, *_prepare(reverse_memo[key], n)))
         self.arcs = arcs
         self.nodes = 0
 
@@ -139,13 +165,16 @@ class LatinSearch:
                 if not arcs[c]:
                     continue
                 m = d[c]
-                for other, table in arcs[c]:
-                    allowed = 0
-                    o = d[other]
-                    while o:
-                        low = o & -o
-                        allowed |= table[low.bit_length()]
-                        o ^= low
+                for other, table, expanded in arcs[c]:
+                    if expanded is not None:
+                        allowed = expanded[d[other]]
+                    else:
+                        allowed = 0
+                        o = d[other]
+                        while o:
+                            low = o & -o
+                            allowed |= table[low.bit_length()]
+                            o ^= low
                     nm = m & allowed
                     if nm != m:
                         if not nm:
@@ -219,9 +248,16 @@ class LatinSearch:
             if len(out) >= limit:
                 return
 
-    def has_solution(self, domains: Sequence[int]) -> bool:
-        """Whether the domains admit at least one solution."""
-        return bool(self.solutions(domains, 1))
+    def has_solution(self, domains: Sequence[int], max_nodes: int | None = None) -> bool:
+        """Whether the domains admit at least one solution.
+
+        With ``max_nodes``, a search that runs out of nodes answers ``True`` ("a solution may exist"): the
+        generators then keep the clue they were trying to remove, which can never break uniqueness.
+        """
+        try:
+            return bool(self.solutions(domains, 1, max_nodes=max_nodes))
+        except SearchBudgetExceeded:
+            return True
 
     def random_solution(self, rng: random.Random, domains: Sequence[int] | None = None,
                         max_nodes: int = 20000, attempts: int = 50) -> tuple[int, ...]:

@@ -8,7 +8,8 @@ Game IDs
 --------
 ``params`` is ``<n>`` (short) or ``<n>d<diff>`` (full), ``diff`` one of ``t`` (Trivial), ``b`` (Basic), ``h``
 (Hard), ``e`` (Extreme), ``a`` (Ambiguous); a bare ``a`` after ``n`` is the collection's legacy spelling of
-Ambiguous; ``n >= 1``; the short form means Basic (``dominosa.c`` ``decode_params`` / ``default_params``).
+Ambiguous; ``n >= 1``; the short form means Basic (``dominosa.c`` ``decode_params`` / ``default_params``); other
+characters, which the collection skips, are rejected (reasonshape also caps ``n`` at 60).
 ``desc`` is the ``(n+1)(n+2)`` numbers in row-major order, one digit each, numbers above 9 as ``[k]``; every number
 occurs exactly ``n+2`` times (``validate_desc``). The collection's ``SOLVE`` move is ``S`` followed by ``;D<i>,<j>``
 (a domino on the 0-based row-major cells ``i`` and ``j``) and ``;E<i>,<j>`` (an edge mark, ignored here)

@@ -63,7 +63,14 @@ class FillingParams:
 
 
 def max_number(params: FillingParams) -> int:
-    """``N = min(9, max(w, h, 3))``: the largest number a cell may hold (``filling.c``'s ``maxsize``)."""
+    """The largest number a cell may hold: ``N = min(9, max(w, h, 3))`` (``filling.c``'s ``maxsize``: the largest
+    region its generator makes; its desc and input accept one digit up to ``max(w, h, 3)``).
+
+    Returns
+    -------
+    int
+        ``N`` in ``3..9``.
+    """
     return min(9, max(params.w, params.h, 3))
 
 
@@ -100,7 +107,20 @@ def _regions(flat, w: int, h: int) -> list[list[int]]:
 
 
 def encode_filling_desc(clues, w: int, h: int) -> str:
-    """The collection's desc for a grid of given numbers (0 = empty), as ``filling.c``'s ``new_game_desc``."""
+    """The collection's desc for a grid of given numbers, as ``filling.c``'s ``new_game_desc`` writes it.
+
+    Parameters
+    ----------
+    clues : sequence of sequences of int, shape (h, w)
+        Given number per cell (1-9), 0 = empty.
+    w, h : int
+        Grid width (columns) and height (rows).
+
+    Returns
+    -------
+    str
+        One digit per given, ``a``-``z`` for runs of 1-26 empty cells (``z`` repeated for longer runs).
+    """
     out, run = [], 0
     for row in clues:
         for v in row:
@@ -498,6 +518,10 @@ def _minimise_givens(board, w: int, h: int, n: int, rng: random.Random, time_lim
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = time_limit_s
     solver.parameters.cp_model_presolve = False  # many tiny solves: presolve costs more than it saves
+    # measured on 7x7 generation: LP relaxation, probing and symmetry detection cost more than they prune here
+    solver.parameters.linearization_level = 0
+    solver.parameters.cp_model_probing_level = 0
+    solver.parameters.symmetry_level = 0
     cut = _region_cut(is_k, w, h)
     kept = set(range(w * h))
     order = list(range(w * h))

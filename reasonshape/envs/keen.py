@@ -9,7 +9,8 @@ Game IDs
 --------
 ``params`` is ``<w>`` (short) or ``<w>d<diff>[m]`` (full), ``diff`` one of ``e`` (Easy), ``n`` (Normal), ``h``
 (Hard), ``x`` (Extreme), ``u`` (Unreasonable), ``m`` = multiplication-only clues, ``3 <= w <= 9``; the short form
-means Normal (``keen.c`` ``decode_params`` / ``encode_params`` / ``default_params``). ``desc`` is
+means Normal (``keen.c`` ``decode_params`` / ``encode_params`` / ``default_params``); trailing characters, which
+the collection ignores, are rejected. ``desc`` is
 ``<block structure>,<clues>``. The block structure walks the ``w(w-1)`` internal vertical edges in reading order
 and then the ``w(w-1)`` internal horizontal edges column by column, plus one virtual edge at the end; each letter
 gives the number of non-walls before the next wall (``_`` = 0, ``a``..``x`` = 1..24), except that ``y`` means 25
@@ -50,11 +51,12 @@ hard     6dh     6x6 grid
 
 The native generator draws a random Latin square, partitions it into cages the way ``keen.c`` does (random
 dominoes with probability 3/4, then leftover cells folded into neighbouring cages of fewer than 6 cells), picks
-one operation per cage at random among those that fit, and, while CP-SAT finds a second solution, turns one cell
-where the two solutions differ into a one-cell cage (the rest of its old cage re-clued). Difficulty therefore
-comes from the grid size (and the cage density), never from rule changes; the collection's technique grades are
-kept in the params but not reproduced (use ``backend="sgt"`` for graded puzzles). Source: reasonshape choice
-after paper A §A.
+one operation per cage at random among those that fit, and keeps the layout if CP-SAT proves the solution unique.
+After 20 rejected layouts it repairs instead: while CP-SAT finds a second solution, one cell where the two
+solutions differ becomes a one-cell cage (the rest of its old cage re-clued), so generation always terminates.
+Difficulty therefore comes from the grid size (and the cage density), never from rule changes; the collection's
+technique grades are kept in the params but not reproduced (use ``backend="sgt"`` for graded puzzles). Source:
+reasonshape choice after paper A §A.
 """
 
 from __future__ import annotations
@@ -90,6 +92,8 @@ OPS = {"a": "+", "m": "*", "s": "-", "d": "/"}
 _OP_LETTER = {v: k for k, v in OPS.items()}
 _OP_WORDS = {"a": "sum", "m": "product", "s": "difference", "d": "quotient"}
 _MAXBLK = 6
+#: Non-unique layouts are redrawn this many times before the generator starts repairing them with one-cell cages.
+_REJECT_FIRST = 20
 
 
 @dataclass(frozen=True)
@@ -442,7 +446,7 @@ class Keen(Puzzle):
     # ------------------------------------------------------------------ generation
     def _generate(self, params: KeenParams, rng: random.Random) -> Instance:
         w = params.w
-        for _ in range(200):
+        for attempt in range(200):
             sol = _random_latin(w, rng)
             blocks = _random_blocks(w, rng)
             if blocks is None:
@@ -456,8 +460,8 @@ class Keen(Puzzle):
                 res = self.solve(inst, 2)
                 if res.unique:
                     return inst
-                if not res.exhausted or len(res.solutions) < 2:
-                    break
+                if attempt < _REJECT_FIRST or len(res.solutions) < 2:
+                    break  # early attempts: draw a fresh layout rather than add a one-cell cage
                 a, b = res.solutions[:2]
                 diff = [(r + 1, c + 1) for r in range(w) for c in range(w) if a[r][c] != b[r][c]]
                 cell = rng.choice(diff)

@@ -28,8 +28,9 @@ Answer format
 drawn line or ``.`` (or ``x``) for no line, e.g. ``+-+.+``. Even lines are the vertical edges between two dot rows:
 ``W+1`` symbols, ``|`` for a drawn line or ``.`` (or ``x``) for none, optionally separated by spaces, e.g.
 ``| . |``. Spaces, commas and clue digits written inside cells are ignored; ``|`` is a symbol here, not a
-separator. The solution value is ``(horizontal, vertical)``: ``H+1`` rows of ``W`` 0/1 flags and ``H`` rows of
-``W+1`` 0/1 flags.
+separator. When that explicit reading fails, the drawing is read by character positions instead (dots at even
+columns, spaces standing for "no line", as the collection's own text format draws it). The solution value is
+``(horizontal, vertical)``: ``H+1`` rows of ``W`` 0/1 flags and ``H`` rows of ``W+1`` 0/1 flags.
 
 Claims and C*
 -------------
@@ -74,7 +75,16 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from reasonshape.envs._solver import lazy_enumerate, new_model
+from reasonshape.envs._loopy_solver import (
+    LoopCut,
+    all_clues,
+    build_model,
+    components,
+    has_other_solution,
+    random_loop,
+    unflatten,
+)
+from reasonshape.envs._solver import lazy_enumerate
 from reasonshape.envs.answer import extract_answer_block, strip_think
 from reasonshape.envs.base import (
     CheckResult,
@@ -87,7 +97,7 @@ from reasonshape.envs.base import (
     Violation,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
+from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
 
 __all__ = ["LoopyParams", "Loopy", "PUZZLE"]
 
@@ -141,7 +151,8 @@ class Loopy(Puzzle):
         ".": "no line on that edge (odd and even lines; 'x' is read the same)",
     }
     CLAIM_KINDS = ("edge", "clue")
-    VALUE_WORDS = {"line": 1, "drawn": 1, "no line": 0, "empty": 0, "undrawn": 0}
+    #: Empty on purpose: loopy has no cell values, and its edge claims are read by :meth:`parse_claim_text`.
+    VALUE_WORDS: dict = {}
 
     # ----------------------------------------------------------------- params and game IDs
     def parse_params(self, text: str) -> LoopyParams:
@@ -213,8 +224,8 @@ class Loopy(Puzzle):
     # ----------------------------------------------------------------- generation
     def _generate(self, params: LoopyParams, rng: random.Random) -> Instance:
         w, h = params.w, params.h
-        sol = _random_loop(w, h, rng)
-        clues = [list(row) for row in _all_clues(sol, w, h)]
+        sol = random_loop(w, h, rng)
+        clues = [list(row) for row in all_clues(sol, w, h)]
         cells = [(r, c) for r in range(h) for c in range(w)]
         rng.shuffle(cells)
         floor = int(round(_KEEP[params.diff] * len(cells)))
@@ -224,7 +235,7 @@ class Loopy(Puzzle):
                 break
             v = clues[r][c]
             clues[r][c] = None
-            if _has_other_solution(w, h, clues, sol, cuts):
+            if has_other_solution(w, h, clues, sol, cuts):
                 clues[r][c] = v
             else:
                 n_clues -= 1
@@ -275,28 +286,42 @@ class Loopy(Puzzle):
         block = extract_answer_block(text)
         source, notes = "answer_block", ()
         if block is None:
-            block = _find_last_drawing(strip_think(text), p.w, p.h)
+            body = strip_think(text)
+            block = _find_last_drawing(body, p.w, p.h)
             if block is None:
-                raise AnswerParseError("no answer block (<answer>...</answer>) and no dot drawing in the text")
+                sol = _positional(body, p.w, p.h)
+                if sol is None:
+                    raise AnswerParseError("no answer block (<answer>...</answer>) and no dot drawing in the text")
+                return ParsedAnswer(sol, "fallback_grid", ("no <answer> block; used the last dot drawing",
+                                                           "read by character positions (spaces = no line)"))
             source, notes = "fallback_grid", ("no <answer> block; used the last dot drawing",)
+        try:
+            return ParsedAnswer(self._parse_strict(block, p.w, p.h), source, notes)
+        except AnswerParseError:
+            sol = _positional(block, p.w, p.h)
+            if sol is None:
+                raise
+            return ParsedAnswer(sol, source, notes + ("read by character positions (spaces = no line)",))
+
+    @staticmethod
+    def _parse_strict(block: str, w: int, h: int):
+        """The explicit format: every edge slot written as a symbol; spaces, commas, digits ignored."""
         lines = [ln for ln in block.splitlines() if _squeeze(ln)]
-        if len(lines) != 2 * p.h + 1:
+        if len(lines) != 2 * h + 1:
             # Tolerate prose lines around the drawing inside the block when the rest is exactly the drawing.
-            found = _find_last_drawing(block, p.w, p.h)
+            found = _find_last_drawing(block, w, h)
             if found is None:
-                raise AnswerParseError(f"wrong size: {len(lines)} non-empty lines, expected {2 * p.h + 1} "
-                                       f"({p.h + 1} dot rows and {p.h} edge rows)")
+                raise AnswerParseError(f"wrong size: {len(lines)} non-empty lines, expected {2 * h + 1} "
+                                       f"({h + 1} dot rows and {h} edge rows)")
             lines = found.splitlines()
         hs, vs = [], []
         for k, ln in enumerate(lines):
             sq = _squeeze(ln)
             if k % 2 == 0:
-                vals = _read_row(sq, _H_TOKENS, p.w, f"dot row {k // 2 + 1} (line {k + 1})")
-                hs.append(vals)
+                hs.append(_read_row(sq, _H_TOKENS, w, f"dot row {k // 2 + 1} (line {k + 1})"))
             else:
-                vals = _read_row(sq, _V_TOKENS, p.w + 1, f"edge row {k // 2 + 1} (line {k + 1})")
-                vs.append(vals)
-        return ParsedAnswer((tuple(hs), tuple(vs)), source, notes)
+                vs.append(_read_row(sq, _V_TOKENS, w + 1, f"edge row {k // 2 + 1} (line {k + 1})"))
+        return (tuple(hs), tuple(vs))
 
     def format_answer(self, instance: Instance, solution: Any) -> str:
         """The dot drawing of ``solution`` (inverse of :meth:`parse_answer`)."""
@@ -305,7 +330,11 @@ class Loopy(Puzzle):
     # ----------------------------------------------------------------- rules
     def check(self, instance: Instance, answer: Any) -> CheckResult:
         """Check by the rules: ``shape``, ``clue``, ``dead_end`` (a dot with 1 line), ``branch`` (3 or 4 lines),
-        ``empty`` (nothing drawn) and ``several_loops``. O(W*H)."""
+        ``empty`` (nothing drawn) and ``several_loops``. O(W*H).
+
+        ``Violation.cells`` are 1-based cells for ``clue`` and 1-based **dots** for the dot rules (``dead_end``,
+        ``branch``, ``several_loops``: the dots of every piece but the first).
+        """
         sol = answer.value if isinstance(answer, ParsedAnswer) else answer
         p = instance.params
         w, h = p.w, p.h
@@ -330,7 +359,7 @@ class Loopy(Puzzle):
                     out.append(Violation("dead_end", f"the line ends at dot ({r + 1},{c + 1})", ((r + 1, c + 1),)))
                 elif d > 2:
                     out.append(Violation("branch", f"{d} lines meet at dot ({r + 1},{c + 1})", ((r + 1, c + 1),)))
-        comps = _components(H, V, w, h)
+        comps = components(H, V, w, h)
         if not comps:
             out.append(Violation("empty", "no line is drawn"))
         elif len(comps) > 1:
@@ -340,10 +369,10 @@ class Loopy(Puzzle):
 
     def _solve(self, instance: Instance, max_solutions: int) -> SolveResult:
         p = instance.params
-        model, hv, vv = _model(p.w, p.h, instance.data)
+        model, hv, vv = build_model(p.w, p.h, instance.data)
         flat = [x for row in hv for x in row] + [x for row in vv for x in row]
-        sols, exhausted = lazy_enumerate(model, flat, max_solutions, _LoopCut(p.w, p.h, hv, vv))
-        return SolveResult(tuple(_unflatten(s, p.w, p.h) for s in sols), exhausted)
+        sols, exhausted = lazy_enumerate(model, flat, max_solutions, LoopCut(p.w, p.h, hv, vv))
+        return SolveResult(tuple(unflatten(s, p.w, p.h) for s in sols), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple:
         """``S0n1y2y...`` (edge ``i`` in ``grid.c`` order, ``y`` = line) -> ``(horizontal, vertical)`` flags."""
@@ -546,6 +575,63 @@ def _find_last_drawing(text: str, w: int, h: int) -> str | None:
     return None
 
 
+def _dot_row(line: str, w: int) -> tuple[int, ...] | None:
+    """Positional dot row ``+-+ +`` (exactly ``2w+1`` characters, surrounding spaces ignored): the ``w`` flags, or
+    ``None``."""
+    s = line.strip()
+    if len(s) != 2 * w + 1:
+        return None
+    if any(s[i] != "+" for i in range(0, 2 * w + 1, 2)):
+        return None
+    flags = []
+    for i in range(1, 2 * w, 2):
+        if s[i] in _H_TOKENS:
+            flags.append(_H_TOKENS[s[i]])
+        elif s[i] == " ":
+            flags.append(0)
+        else:
+            return None
+    return tuple(flags)
+
+
+def _positional(text: str, w: int, h: int):
+    """Fallback reading by character positions, where a space may stand for "no line": the last ``h+1`` dot rows
+    (``+`` at even columns, same indent, one line apart) and the edge lines between them (``|`` at even columns;
+    odd columns are cell contents and ignored). One pass over the lines; ``None`` when no such drawing exists."""
+    lines = text.splitlines()
+    need = 2 * h + 1
+    for end in range(len(lines) - 1, need - 2, -1):
+        first = lines[end]
+        indent = len(first) - len(first.lstrip(" "))
+        if _dot_row(first, w) is None:
+            continue
+        start = end - need + 1
+        hs, vs = [], []
+        for k in range(need):
+            ln = lines[start + k]
+            if k % 2 == 0:
+                row = _dot_row(ln, w)
+                if row is None:
+                    return None
+                hs.append(row)
+            else:
+                s = ln[indent:].rstrip() if not ln[:indent].strip() else None
+                if s is None or len(s) > 2 * w + 1:
+                    return None
+                s = s.ljust(2 * w + 1)
+                flags = []
+                for i in range(0, 2 * w + 1, 2):
+                    if s[i] in _V_TOKENS:
+                        flags.append(_V_TOKENS[s[i]])
+                    elif s[i] == " ":
+                        flags.append(0)
+                    else:
+                        return None
+                vs.append(tuple(flags))
+        return (tuple(hs), tuple(vs))
+    return None
+
+
 def _format(sol) -> str:
     H, V = sol
     lines = []
@@ -581,185 +667,6 @@ def _degrees(H, V, w, h):
                 deg[r][c] += 1
                 deg[r + 1][c] += 1
     return deg
-
-
-def _components(H, V, w, h):
-    """Connected pieces of the drawn edges: a list of (dots, edges), edges as ("h"|"v", r, c), 0-based."""
-    adj: dict[tuple[int, int], list] = {}
-    for r in range(h + 1):
-        for c in range(w):
-            if H[r][c]:
-                adj.setdefault((r, c), []).append(((r, c + 1), ("h", r, c)))
-                adj.setdefault((r, c + 1), []).append(((r, c), ("h", r, c)))
-    for r in range(h):
-        for c in range(w + 1):
-            if V[r][c]:
-                adj.setdefault((r, c), []).append(((r + 1, c), ("v", r, c)))
-                adj.setdefault((r + 1, c), []).append(((r, c), ("v", r, c)))
-    seen: set = set()
-    comps = []
-    for start in sorted(adj):
-        if start in seen:
-            continue
-        dots, edges, stack = {start}, set(), [start]
-        seen.add(start)
-        while stack:
-            v = stack.pop()
-            for u, e in adj[v]:
-                edges.add(e)
-                if u not in seen:
-                    seen.add(u)
-                    dots.add(u)
-                    stack.append(u)
-        comps.append((dots, edges))
-    return comps
-
-
-def _all_clues(sol, w, h):
-    H, V = sol
-    return tuple(tuple(H[r][c] + H[r + 1][c] + V[r][c] + V[r][c + 1] for c in range(w)) for r in range(h))
-
-
-def _model(w: int, h: int, clues):
-    """CP-SAT model: one bool per edge, clue sums, dot degree 0 or 2, at least one edge. One loop = lazy cuts."""
-    model = new_model()
-    hv = [[model.NewBoolVar(f"h{r}_{c}") for c in range(w)] for r in range(h + 1)]
-    vv = [[model.NewBoolVar(f"v{r}_{c}") for c in range(w + 1)] for r in range(h)]
-    for r in range(h):
-        for c in range(w):
-            if clues[r][c] is not None:
-                model.Add(hv[r][c] + hv[r + 1][c] + vv[r][c] + vv[r][c + 1] == clues[r][c])
-    for r in range(h + 1):
-        for c in range(w + 1):
-            es = []
-            if c > 0:
-                es.append(hv[r][c - 1])
-            if c < w:
-                es.append(hv[r][c])
-            if r > 0:
-                es.append(vv[r - 1][c])
-            if r < h:
-                es.append(vv[r][c])
-            on = model.NewBoolVar("")
-            model.Add(sum(es) == 2 * on)
-    model.Add(sum(x for row in hv for x in row) + sum(x for row in vv for x in row) >= 4)
-    return model, hv, vv
-
-
-def _unflatten(values, w, h):
-    nh = (h + 1) * w
-    H = tuple(tuple(values[r * w:(r + 1) * w]) for r in range(h + 1))
-    V = tuple(tuple(values[nh + r * (w + 1):nh + (r + 1) * (w + 1)]) for r in range(h))
-    return (H, V)
-
-
-def _cut_for(comps, hv, vv):
-    """Per loop C of a several-loop candidate: if every edge of C is drawn, no edge outside C is drawn."""
-    def lit(e):
-        k, r, c = e
-        return hv[r][c] if k == "h" else vv[r][c]
-
-    all_vars = [x for row in hv for x in row] + [x for row in vv for x in row]
-    adds = []
-    for _, edges in comps:
-        inside = [lit(e) for e in sorted(edges)]
-        inside_ids = {id(x) for x in inside}
-        outside = [x for x in all_vars if id(x) not in inside_ids]
-
-        def add(model, inside=inside, outside=outside):
-            model.Add(sum(outside) == 0).OnlyEnforceIf(inside)
-
-        adds.append((tuple(sorted(edges)), add))
-    return adds
-
-
-class _LoopCut:
-    """Lazy cut for :func:`lazy_enumerate`: rejects candidates made of several loops (see :func:`_cut_for`)."""
-
-    def __init__(self, w, h, hv, vv, sink: list | None = None):
-        self.w, self.h, self.hv, self.vv, self.sink = w, h, hv, vv, sink
-
-    def __call__(self, values):
-        H, V = _unflatten(values, self.w, self.h)
-        comps = _components(H, V, self.w, self.h)
-        if len(comps) <= 1:
-            return []
-        cuts = _cut_for(comps, self.hv, self.vv)
-        if self.sink is not None:
-            self.sink.extend(key for key, _ in cuts)
-        return [add for _, add in cuts]
-
-
-def _has_other_solution(w, h, clues, sol, cuts: list) -> bool:
-    """Whether the clues admit a valid solution other than ``sol`` (lazy loop cuts, cached across calls)."""
-    model, hv, vv = _model(w, h, clues)
-    for edges in cuts:
-        _cut_for([(None, set(edges))], hv, vv)[0][1](model)
-    flat = [x for row in hv for x in row] + [x for row in vv for x in row]
-    known = [x for row in sol[0] for x in row] + [x for row in sol[1] for x in row]
-    model.AddBoolOr([x.Not() if k else x for x, k in zip(flat, known, strict=True)])
-    found, _ = lazy_enumerate(model, flat, 1, _LoopCut(w, h, hv, vv, cuts))
-    return bool(found)
-
-
-def _random_loop(w: int, h: int, rng: random.Random, max_tries: int = 200):
-    """A random single loop: the boundary of a random simply connected set of cells (see the module docstring)."""
-    n = w * h
-    for _ in range(max_tries):
-        inside = [[False] * w for _ in range(h)]
-        r0, c0 = rng.randrange(h), rng.randrange(w)
-        inside[r0][c0] = True
-        size, target = 1, rng.randint(max(2, int(0.3 * n)), max(2, int(0.6 * n)))
-        while size < target:
-            frontier = [(r, c) for r in range(h) for c in range(w) if not inside[r][c]
-                        and any(0 <= r + dr < h and 0 <= c + dc < w and inside[r + dr][c + dc]
-                                for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)))]
-            rng.shuffle(frontier)
-            for r, c in frontier:
-                inside[r][c] = True
-                if _simple(inside, w, h, r, c):
-                    size += 1
-                    break
-                inside[r][c] = False
-            else:
-                break
-        H = tuple(tuple(int(_in(inside, w, h, r - 1, c) != _in(inside, w, h, r, c)) for c in range(w))
-                  for r in range(h + 1))
-        V = tuple(tuple(int(_in(inside, w, h, r, c - 1) != _in(inside, w, h, r, c)) for c in range(w + 1))
-                  for r in range(h))
-        if len(_components(H, V, w, h)) == 1 and size >= 2:
-            return (H, V)
-    raise GenerationError(f"loopy: no random loop found on {w}x{h} after {max_tries} tries")
-
-
-def _in(inside, w, h, r, c) -> bool:
-    return 0 <= r < h and 0 <= c < w and inside[r][c]
-
-
-def _simple(inside, w, h, r, c) -> bool:
-    """After adding (r, c): no corner where the set touches itself only diagonally, and the outside is connected."""
-    for dr in (0, 1):
-        for dc in (0, 1):
-            a = _in(inside, w, h, r - 1 + dr, c - 1 + dc)
-            b = _in(inside, w, h, r - 1 + dr, c + dc)
-            d = _in(inside, w, h, r + dr, c - 1 + dc)
-            e = _in(inside, w, h, r + dr, c + dc)
-            if (a and e and not b and not d) or (b and d and not a and not e):
-                return False
-    # the cells outside the set, plus the area beyond the border, stay connected
-    seen = set()
-    stack = [(r0, c0) for r0 in range(h) for c0 in range(w)
-             if not inside[r0][c0] and (r0 in (0, h - 1) or c0 in (0, w - 1))]
-    seen.update(stack)
-    while stack:
-        rr, cc = stack.pop()
-        for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
-            q = (rr + dr, cc + dc)
-            if 0 <= q[0] < h and 0 <= q[1] < w and not inside[q[0]][q[1]] and q not in seen:
-                seen.add(q)
-                stack.append(q)
-    n_out = sum(not x for row in inside for x in row)
-    return len(seen) == n_out
 
 
 PUZZLE = register_puzzle(Loopy())

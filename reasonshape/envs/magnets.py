@@ -11,7 +11,8 @@ Game IDs
 ``params`` is ``<w>x<h>`` (short) or ``<w>x<h>d<diff>[S]`` (full), ``diff`` ``e`` (Easy) or ``t`` (Tricky),
 ``S`` = strip clues; a bare ``<n>`` means ``n x n``; the short form means Easy (``magnets.c`` ``decode_params``).
 Sizes follow ``validate_params``: ``w, h >= 2``, Easy needs ``w >= 3`` or ``h >= 3``, Tricky ``w >= 5`` or
-``h >= 5``. ``desc`` is four comma-terminated count strings: column ``+`` counts (left to right), row ``+`` counts
+``h >= 5``. An unknown difficulty letter (which the collection silently reads as Easy) and trailing characters
+are rejected. ``desc`` is four comma-terminated count strings: column ``+`` counts (left to right), row ``+`` counts
 (top to bottom), column ``-`` counts, row ``-`` counts, each count one character (``.`` none, ``0``-``9``,
 ``a``-``z`` = 10-35, ``A``-``Z`` = 36-61), then ``w*h`` domino letters row-major: ``L``/``R`` left/right end,
 ``T``/``B`` top/bottom end, ``*`` a blank single cell (commas between them are skipped) (``new_game_int``). The

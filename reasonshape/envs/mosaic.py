@@ -32,21 +32,22 @@ no global rule.
 
 Levels
 ------
-=========  ==========  ==========================================
+=========  ==========  ===============================================
 level      params      native generator
-=========  ==========  ==========================================
-trivial    ``3x3``     3x3, minimal clue set
-easy       ``4x4``     4x4, minimal clue set
-normal     ``6x6``     6x6, minimal clue set
-hard       ``8x8``     8x8, minimal clue set
-=========  ==========  ==========================================
+=========  ==========  ===============================================
+trivial    ``3x3``     3x3, clues hidden while deduction-solvable
+easy       ``4x4``     4x4, same
+normal     ``6x6``     6x6, same
+hard       ``8x8``     8x8, same
+=========  ==========  ===============================================
 
-The native generator draws a random picture (each cell black with probability 1/2, at least one black cell), shows
-every clue, checks uniqueness with CP-SAT, then hides clues in random order while the solution stays unique: with
-the default "aggressive" option every clue is tried (a minimal clue set); with ``h0`` only half of them are tried
-(a denser, easier puzzle). Difficulty comes from grid size and clue density (reasonshape choice; the collection
-hides clues with its own propagation solver). Runs of more than 26 clue-less cells are written as ``z`` followed by
-the rest, which the collection's ``validate_desc`` and ``new_game`` accept.
+The native generator follows the collection's scheme: a random picture (each cell black with probability 1/2, at
+least one black cell), every clue shown and required to be solvable by single-clue deduction, then clues hidden
+in random order while that deduction still colours the whole grid (which proves uniqueness; CP-SAT confirms it in
+:meth:`Puzzle.generate`). With the default "aggressive" option every clue is tried; with ``h0`` only half of them
+(a denser, easier puzzle; reasonshape choice for the collection's milder mode). Difficulty comes from grid size and
+clue density, and no native puzzle needs more than one clue at a time. Runs of more than 26 clue-less cells are
+written as ``z`` followed by the rest, which the collection's ``validate_desc`` and ``new_game`` accept.
 """
 
 from __future__ import annotations
@@ -56,8 +57,6 @@ import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
-
-from ortools.sat.python import cp_model
 
 from reasonshape.envs._solver import enumerate_solutions, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
@@ -437,53 +436,58 @@ def _shape_violation(grid, rows: int, cols: int, domain) -> Violation | None:
     return None
 
 
-def _hide_clues(params: MosaicParams, image, full, rng: random.Random):
-    """Which clues to show (``shown[r][c]``), or None when even all clues leave the picture ambiguous.
+def _propagate(clues, h: int, w: int) -> list[int] | None:
+    """Single-clue deduction, as the collection's Mosaic solver: a clue whose block already holds that many black
+    cells makes the rest white; one whose black and unknown cells just reach it makes the unknown cells black.
 
-    One CP-SAT model is reused: each clue constraint is enforced by an assumption literal, and "some cell differs
-    from the picture" is added once, so each test is a single solve (infeasible <=> unique). Source: reasonshape
-    choice.
+    Returns the row-major 0/1 grid when deduction alone colours every cell (then the solution is unique, every step
+    being forced), else None (stuck, or a contradiction). O(clues * 9) per sweep.
+    """
+    blocks = [(clue, [rr * w + cc for rr, cc in _block(r, c, h, w)])
+              for r, row in enumerate(clues) for c, clue in enumerate(row) if clue is not None]
+    known: list[int | None] = [None] * (h * w)
+    changed = True
+    while changed:
+        changed = False
+        for clue, cells in blocks:
+            black = sum(1 for i in cells if known[i] == 1)
+            unknown = [i for i in cells if known[i] is None]
+            if black > clue or black + len(unknown) < clue:
+                return None
+            if unknown and black == clue:
+                for i in unknown:
+                    known[i] = 0
+                changed = True
+            elif unknown and black + len(unknown) == clue:
+                for i in unknown:
+                    known[i] = 1
+                changed = True
+    if any(v is None for v in known):
+        return None
+    return known  # type: ignore[return-value]
+
+
+def _hide_clues(params: MosaicParams, image, full, rng: random.Random):
+    """Which clues to show (``shown[r][c]``), or None when even all clues do not let deduction colour the picture.
+
+    As the collection: start from every clue, then hide clues in random order as long as single-clue deduction
+    (:func:`_propagate`) still colours the whole grid, which keeps the solution unique and the puzzle solvable
+    without search. With ``aggressive`` off only half of the clues are tried (reasonshape choice for the collection's
+    milder mode).
     """
     w, h = params.w, params.h
-    model = new_model()
-    x = [[model.NewBoolVar("") for _ in range(w)] for _ in range(h)]
-    model.AddBoolOr([x[r][c].Not() if image[r][c] else x[r][c] for r in range(h) for c in range(w)])
-    sel = {}
-    for r in range(h):
-        for c in range(w):
-            g = model.NewBoolVar("")
-            model.Add(sum(x[rr][cc] for rr, cc in _block(r, c, h, w)) == full[r][c]).OnlyEnforceIf(g)
-            sel[(r, c)] = g
-    solver = _fast_solver()
-    shown = {cell: True for cell in sel}
-
-    def unique() -> bool:
-        model.ClearAssumptions()
-        model.AddAssumptions([sel[cell] for cell, on in shown.items() if on])
-        return solver.Solve(model) == cp_model.INFEASIBLE
-
-    if not unique():
+    shown = [[full[r][c] for c in range(w)] for r in range(h)]
+    if _propagate(shown, h, w) is None:
         return None
-    order = sorted(sel)
+    order = [(r, c) for r in range(h) for c in range(w)]
     rng.shuffle(order)
     if not params.aggressive:
         order = order[:len(order) // 2]
-    for cell in order:
-        shown[cell] = False
-        if not unique():
-            shown[cell] = True
-    return [[shown[(r, c)] for c in range(w)] for r in range(h)]
-
-
-def _fast_solver() -> cp_model.CpSolver:
-    """A one-worker CP-SAT solver tuned for many tiny feasibility checks: presolve and LP relaxation off (about 4x
-    faster on these models; an INFEASIBLE status is still a proof). Source: reasonshape choice, measured."""
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = 10.0
-    solver.parameters.cp_model_presolve = False
-    solver.parameters.linearization_level = 0
-    return solver
+    for r, c in order:
+        saved, shown[r][c] = shown[r][c], None
+        if _propagate(shown, h, w) is None:
+            shown[r][c] = saved
+    return [[shown[r][c] is not None for c in range(w)] for r in range(h)]
 
 
 PUZZLE = register_puzzle(Mosaic())

@@ -75,7 +75,19 @@ def _anticlockwise(t: int) -> int:
 
 
 def rotations(tile: int) -> tuple[int, ...]:
-    """The distinct quarter-turn rotations of a tile bitmask, starting with the tile itself (``net.c`` ``A``)."""
+    """The distinct quarter-turn rotations of a tile.
+
+    Parameters
+    ----------
+    tile : int
+        Bitmask in ``0..15`` (1 right, 2 up, 4 left, 8 down; ``net.c``'s encoding).
+
+    Returns
+    -------
+    tuple of int
+        1, 2 or 4 bitmasks: the tile itself, then successive anticlockwise turns (``net.c``'s ``A``), without
+        repeats (a straight piece has 2, a cross 1).
+    """
     out = [tile]
     t = tile
     for _ in range(3):
@@ -86,7 +98,8 @@ def rotations(tile: int) -> tuple[int, ...]:
 
 
 def mask_token(mask: int) -> str:
-    """Answer token of a bitmask: its directions in the order U, R, D, L (``"."`` for an empty tile)."""
+    """The answer token of a tile bitmask (``0..15``): its wire directions as letters in the order U, R, D, L
+    (``"RD"`` for 1 + 8), ``"."`` for an empty tile. Parsing accepts the letters in any order."""
     return "".join(_LETTER[d] for d in (U, R, D, L) if mask & d) or "."
 
 
@@ -151,7 +164,22 @@ def _make_data(tiles, barriers, params: NetParams) -> NetData:
 
 
 def encode_net_desc(tiles, barriers, params: NetParams) -> str:
-    """The collection's desc (``net.c`` ``new_game_desc``): hex tile, then ``v``/``h`` for right/down barriers."""
+    """The collection's desc, as ``net.c``'s ``new_game_desc`` writes it.
+
+    Parameters
+    ----------
+    tiles : sequence of sequences of int, shape (h, w)
+        Tile bitmasks.
+    barriers : sequence of sequences of int, shape (h, w)
+        Barrier bitmasks per cell (both sides of a barrier set).
+    params : NetParams
+        Grid size and wrapping (without wrapping, barriers on the grid's border are not written).
+
+    Returns
+    -------
+    str
+        One hex digit per tile, followed by ``v`` (barrier right) and/or ``h`` (barrier below).
+    """
     out = []
     for r in range(params.h):
         for c in range(params.w):
@@ -259,21 +287,20 @@ class NetPuzzle(Puzzle):
     # ----------------------------------------------------------------- generation
     def _generate(self, params: NetParams, rng: random.Random) -> Instance:
         """Native generator: a uniform random spanning tree of the grid graph (networkx), its tiles, kept when
-        CP-SAT proves the tile configuration unique (when ``unique``), then barriers on a ``barrier`` fraction of
+        CP-SAT proves the tile configuration unique, then barriers on a ``barrier`` fraction of
         the unused links and a random rotation of every tile, not already solved (reasonshape's own, after
         ``net.c``'s tree-then-shuffle design; ``net.c`` repairs ambiguous areas where this one redraws)."""
         w, h = params.w, params.h
-        g = nx.MultiGraph() if params.wrapping else nx.Graph()
+        g = nx.Graph()
         g.add_nodes_from((r, c) for r in range(h) for c in range(w))
         for r in range(h):
             for c in range(w):
                 if params.wrapping or c + 1 < w:
-                    g.add_edge((r, c), (r, (c + 1) % w), d=R)
+                    g.add_edge((r, c), (r, (c + 1) % w))
                 if params.wrapping or r + 1 < h:
-                    g.add_edge((r, c), ((r + 1) % h, c), d=D)
-        simple = nx.Graph(g)
+                    g.add_edge((r, c), ((r + 1) % h, c))
         for _attempt in range(1000):
-            tree = nx.random_spanning_tree(simple, seed=rng.randrange(2**32))
+            tree = nx.random_spanning_tree(g, seed=rng.randrange(2**32))
             sol = [[0] * w for _ in range(h)]
             for a, b in tree.edges():
                 d = _dir(a, b, w, h)
@@ -281,15 +308,15 @@ class NetPuzzle(Puzzle):
                 sol[b[0]][b[1]] |= _OPP[d]
             barriers = [[0] * w for _ in range(h)]
             if params.barrier:
-                unused = [(a, _dir(a, b, w, h)) for a, b in sorted(simple.edges()) if not tree.has_edge(a, b)]
+                unused = [(a, _dir(a, b, w, h)) for a, b in sorted(g.edges()) if not tree.has_edge(a, b)]
                 for a, d in rng.sample(unused, int(params.barrier * len(unused))):
                     dr, dc = _DELTA[d]
                     barriers[a[0]][a[1]] |= d
                     barriers[(a[0] + dr) % h][(a[1] + dc) % w] |= _OPP[d]
-            if params.unique:
-                probe = self.parse_desc(params, encode_net_desc(sol, barriers, params))
-                if not self.solve(probe, 2).unique:
-                    continue
+            # uniqueness is always required (the protocol's generate() proves it), 'a' params included
+            probe = self.parse_desc(params, encode_net_desc(sol, barriers, params))
+            if not self.solve(probe, 2).unique:
+                continue
             for _ in range(20):
                 tiles = [[rng.choice(rotations(t)) for t in row] for row in sol]
                 if tiles != sol or w * h == 1:
@@ -307,7 +334,8 @@ class NetPuzzle(Puzzle):
         for r in range(p.h):
             for c in range(p.w):
                 for dd in (R, D):
-                    if d.barriers[r][c] & dd and (p.wrapping or (dd == R and c + 1 < p.w) or (dd == D and r + 1 < p.h)):
+                    inside = p.wrapping or (dd == R and c + 1 < p.w) or (dd == D and r + 1 < p.h)
+                    if d.barriers[r][c] & dd and inside:
                         dr, dc = _DELTA[dd]
                         bars.append(f"({r + 1},{c + 1})|({(r + dr) % p.h + 1},{(c + dc) % p.w + 1})")
         wrap = ("The grid wraps around: the right edge is joined to the left edge and the bottom edge to the top, "
@@ -363,8 +391,11 @@ class NetPuzzle(Puzzle):
         out = []
         for r in range(h):
             for c in range(w):
-                if grid[r][c] not in rotations(d.tiles[r][c]):
-                    out.append(Violation("not_a_rotation", f"({r + 1},{c + 1}) {mask_token(grid[r][c]) if isinstance(grid[r][c], int) else grid[r][c]!r} is not a rotation of the given {mask_token(d.tiles[r][c])}", ((r + 1, c + 1),)))
+                t = grid[r][c]
+                if t not in rotations(d.tiles[r][c]):
+                    shown = mask_token(t) if isinstance(t, int) and 0 <= t < 16 else repr(t)
+                    out.append(Violation("not_a_rotation", f"({r + 1},{c + 1}) {shown} is not a rotation of the "
+                                         f"given {mask_token(d.tiles[r][c])}", ((r + 1, c + 1),)))
         if out:
             return CheckResult(False, tuple(out))
         for r in range(h):
@@ -443,7 +474,7 @@ class NetPuzzle(Puzzle):
             if len(claim.cells) != 2:
                 raise ClaimError(f"net: a link claim names two cells, got {claim.cells}")
             a, b = ((x - 1, y - 1) for x, y in claim.cells)
-            dd = _dir(a, b, p.w, p.h)
+            dd = _dir(a, b, p.w, p.h, p.wrapping)
             if dd is None:
                 raise ClaimError(f"net: {claim.cells[0]} and {claim.cells[1]} are not neighbours")
             truth = bool(solution[a[0]][a[1]] & dd and solution[b[0]][b[1]] & _OPP[dd]
@@ -545,11 +576,16 @@ class _Walls:
         return not values[0] & self.blocked
 
 
-def _dir(a, b, w: int, h: int):
-    """Direction from cell a to its neighbour b (0-based, wrapping allowed), or None."""
+def _dir(a, b, w: int, h: int, wrapping: bool = True):
+    """Direction from cell a to its neighbour b (0-based), or None; a direct neighbour is preferred to one
+    across a wrapped edge, which counts only when ``wrapping``."""
     for d, (dr, dc) in _DELTA.items():
-        if ((a[0] + dr) % h, (a[1] + dc) % w) == tuple(b):
+        if (a[0] + dr, a[1] + dc) == tuple(b):
             return d
+    if wrapping:
+        for d, (dr, dc) in _DELTA.items():
+            if ((a[0] + dr) % h, (a[1] + dc) % w) == tuple(b):
+                return d
     return None
 
 

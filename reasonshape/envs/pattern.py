@@ -26,7 +26,7 @@ Kinds: ``"value"`` (``Claim("value", ((r, c),), "#")`` "(r,c) is filled", ``"."`
 static clue facts ``"row_clue"`` (``Claim("row_clue", ((r, 1),), (2, 1))``, "row r has clue 2 1") and
 ``"column_clue"`` (anchor cell ``(1, c)``, "column c has clue 3"; an empty clue is the value ``()``, written "0").
 Given claims: every row and column clue, plus a value claim per fixed cell. C* (reasonshape choice, as tents' "one
-claim per tent"): one positive value claim ``"#"`` per filled cell.
+claim per tent"): one positive value claim ``"#"`` per filled cell that is not fixed by the game ID.
 
 Constraint view
 ---------------
@@ -46,8 +46,10 @@ hard       ``10x10``   10x10
 
 The native generator draws a random picture as the collection does (uniform noise averaged over each cell's 3x3
 neighbourhood, thresholded at the median so about half the cells are filled), computes its clues, and keeps it when
-CP-SAT proves the clues have exactly one solution; otherwise it draws again. Every clue is always given, so the
-difficulty comes from grid size alone (reasonshape choice; the collection also requires its line solver to succeed).
+line-at-a-time deduction (every arrangement of one row or column consistent with what is known, as the collection's
+solver) fills the whole grid, which proves the solution unique (CP-SAT confirms it in :meth:`Puzzle.generate`);
+otherwise it draws again. Like the collection's, native puzzles never need more than one line at a time. Every clue
+is always given, so the difficulty comes from grid size alone.
 """
 
 from __future__ import annotations
@@ -57,8 +59,6 @@ import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
-
-from ortools.sat.python import cp_model
 
 from reasonshape.envs._solver import enumerate_solutions, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
@@ -283,7 +283,7 @@ class Pattern(Puzzle):
             rows = tuple(runs(row) for row in grid)
             if not any(rows):
                 continue
-            if _unique_given(params, cols, rows, grid):
+            if _line_solve(w, h, cols, rows) is not None:  # solved by forced steps only: unique
                 return self.parse_desc(params, self.encode_desc(cols, rows))
         raise GenerationError(f"pattern: no unique {w}x{h} picture within the attempt budget")
 
@@ -448,10 +448,11 @@ class Pattern(Puzzle):
         return (tuple(claim.value) == actual) == claim.positive
 
     def solution_claims(self, instance: Instance, solution: Any | None = None) -> frozenset[Claim]:
-        """C*: one value claim ``"#"`` per filled cell (see the module docstring)."""
+        """C*: one value claim ``"#"`` per filled cell that is not fixed (see the module docstring)."""
         sol = self.unique_solution(instance) if solution is None else solution
+        fixed = instance.data.fixed
         return frozenset(Claim("value", ((r + 1, c + 1),), "#")
-                         for r, row in enumerate(sol) for c, v in enumerate(row) if v == "#")
+                         for r, row in enumerate(sol) for c, v in enumerate(row) if v == "#" and fixed[r][c] is None)
 
     def given_claims(self, instance: Instance) -> tuple[Claim, ...]:
         """Every column clue, every row clue, then a value claim per fixed cell."""
@@ -539,23 +540,22 @@ def _shape_violation(grid, rows: int, cols: int, domain) -> Violation | None:
     return None
 
 
-def _line_automaton(model, line, clue) -> None:
-    """Constrain the 0/1 ``line`` to have runs ``clue`` with CP-SAT's automaton (regular) constraint.
+def _clue_automaton(clue: tuple[int, ...]) -> tuple[list[tuple[int, int, int]], list[int]]:
+    """The deterministic automaton of the 0/1 lines whose runs of 1s are ``clue``: ``(transitions, finals)`` with
+    transitions ``(state, symbol, next_state)`` from start state 0.
 
-    States: 0 = before the first run; for run ``i`` (0-based) of length ``L``, states ``s_i + 1 .. s_i + L`` count
-    filled cells inside it and, unless it is the last run, ``s_i + L + 1`` is "at least one gap after it".
+    States: 0 = before the first run; for run ``i`` of length ``L`` the next ``L`` states count its filled cells;
+    after a run that is not the last, one state is "at least one gap seen"; after the last run, one state absorbs
+    trailing empty cells. An empty clue is state 0 looping on 0.
     """
-    if not clue:
-        for v in line:
-            model.Add(v == 0)
-        return
     transitions = [(0, 0, 0)]
+    if not clue:
+        return transitions, [0]
     state = 0
-    finals = []
+    finals: list[int] = []
     for i, length in enumerate(clue):
-        start = state  # the state that waits (on 0) before run i
-        for k in range(length):
-            transitions.append((state if k else start, 1, state + 1))
+        for _ in range(length):
+            transitions.append((state, 1, state + 1))
             state += 1
         if i + 1 < len(clue):
             transitions.append((state, 0, state + 1))  # the mandatory gap
@@ -567,7 +567,72 @@ def _line_automaton(model, line, clue) -> None:
             state += 1
             transitions.append((state, 0, state))
             finals.append(state)
+    return transitions, finals
+
+
+def _line_automaton(model, line, clue) -> None:
+    """Constrain the 0/1 ``line`` to have runs ``clue`` with CP-SAT's automaton (regular) constraint."""
+    if not clue:
+        for v in line:
+            model.Add(v == 0)
+        return
+    transitions, finals = _clue_automaton(clue)
     model.AddAutomaton(line, 0, finals, transitions)
+
+
+def _line_deduce(known: list, clue: tuple[int, ...]) -> list | None:
+    """Every cell of one line that all arrangements of ``clue`` consistent with ``known`` agree on.
+
+    ``known`` holds 1, 0 or None per cell. Forward and backward reachable state sets of :func:`_clue_automaton`
+    give, per cell, the symbols some full arrangement allows: O(len * states). Returns the refined line, or None
+    when no arrangement fits (a contradiction).
+    """
+    transitions, finals = _clue_automaton(clue)
+    step: dict[tuple[int, int], int] = {(a, v): b for a, v, b in transitions}
+    n = len(known)
+    fwd = [set() for _ in range(n + 1)]
+    fwd[0] = {0}
+    for i in range(n):
+        for a in fwd[i]:
+            for v in (0, 1):
+                if known[i] in (None, v) and (a, v) in step:
+                    fwd[i + 1].add(step[(a, v)])
+    bwd = [set() for _ in range(n + 1)]
+    bwd[n] = set(finals) & fwd[n]
+    if not bwd[n]:
+        return None
+    allowed = [set() for _ in range(n)]
+    for i in range(n - 1, -1, -1):
+        for a in fwd[i]:
+            for v in (0, 1):
+                if known[i] in (None, v) and step.get((a, v)) in bwd[i + 1]:
+                    bwd[i].add(a)
+                    allowed[i].add(v)
+    return [next(iter(vals)) if len(vals) == 1 else None for vals in allowed]
+
+
+def _line_solve(w: int, h: int, cols, rows) -> list[list[int]] | None:
+    """Solve by line-at-a-time deduction (as the collection's own solver does); the grid of 0/1 when that fully
+    solves it (then the solution is unique, since every step was forced), else None."""
+    grid: list[list[int | None]] = [[None] * w for _ in range(h)]
+    dirty = {("r", r) for r in range(h)} | {("c", c) for c in range(w)}
+    while dirty:
+        kind, k = dirty.pop()
+        line = grid[k] if kind == "r" else [grid[r][k] for r in range(h)]
+        new = _line_deduce(line, rows[k] if kind == "r" else cols[k])
+        if new is None:
+            return None
+        for i, (old, v) in enumerate(zip(line, new, strict=True)):
+            if old is None and v is not None:
+                if kind == "r":
+                    grid[k][i] = v
+                    dirty.add(("c", i))
+                else:
+                    grid[i][k] = v
+                    dirty.add(("r", i))
+    if any(v is None for row in grid for v in row):
+        return None
+    return grid  # type: ignore[return-value]
 
 
 def _model(p: PatternParams, cols, rows):
@@ -578,20 +643,6 @@ def _model(p: PatternParams, cols, rows):
     for c in range(p.w):
         _line_automaton(model, [x[r][c] for r in range(p.h)], cols[c])
     return model, x
-
-
-def _unique_given(p: PatternParams, cols, rows, grid) -> bool:
-    """True iff the clues admit no solution other than ``grid`` (one CP-SAT call: infeasible <=> unique)."""
-    model, x = _model(p, cols, rows)
-    lits = []
-    for r in range(p.h):
-        for c in range(p.w):
-            b = model.NewBoolVar("")
-            model.Add(x[r][c] != (1 if grid[r][c] == "#" else 0)).OnlyEnforceIf(b)
-            lits.append(b)
-    model.AddBoolOr(lits)
-    solver = _fast_solver()
-    return solver.Solve(model) == cp_model.INFEASIBLE
 
 
 def _random_picture(w: int, h: int, rng: random.Random) -> list[list[str]]:
@@ -616,17 +667,6 @@ def _random_picture(w: int, h: int, rng: random.Random) -> list[list[str]]:
     index = w * h // 2 + (rng.randrange(2) if (w * h) % 2 else 0)
     threshold = flat[index] if index < w * h else flat[-1] + 1
     return [["#" if smooth[r][c] >= threshold else "." for c in range(w)] for r in range(h)]
-
-
-def _fast_solver() -> cp_model.CpSolver:
-    """A one-worker CP-SAT solver tuned for many tiny feasibility checks: presolve and LP relaxation off (about 4x
-    faster on these models; an INFEASIBLE status is still a proof). Source: reasonshape choice, measured."""
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = 10.0
-    solver.parameters.cp_model_presolve = False
-    solver.parameters.linearization_level = 0
-    return solver
 
 
 PUZZLE = register_puzzle(Pattern())

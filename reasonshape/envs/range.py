@@ -65,10 +65,24 @@ class RangeParams:
 
 
 def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
-    """Read ``W[xH]`` at the start of ``text``: ``(w, h, end)``; ``h = w`` when ``xH`` is absent.
+    """Read the ``W[xH]`` prefix of a params string, as the collection's ``decode_params`` do.
 
-    Raises :class:`GameIdError` naming the position of the first bad character. Shared by the WxH-style puzzles
-    of this group (reasonshape choice).
+    Parameters
+    ----------
+    text : str
+        A params string such as ``"7x7"``, ``"9x6"``, ``"5"`` or ``"7x7i30e10m2d1"``.
+    max_side : int
+        Largest accepted width or height (reasonshape choice: a bound against absurd IDs).
+
+    Returns
+    -------
+    (w, h, end) : tuple of int
+        Width (columns), height (rows; ``h = w`` when ``xH`` is absent) and the index just after the prefix.
+
+    Raises
+    ------
+    GameIdError
+        No leading digits, no digits after ``x``, or a side outside ``1..max_side`` (with the position).
     """
     i, n = 0, len(text)
     while i < n and text[i].isdigit():
@@ -143,7 +157,21 @@ def _rays(r: int, c: int, h: int, w: int) -> list[list[tuple[int, int]]]:
 
 
 def encode_range_desc(clues, h: int, w: int) -> str:
-    """The collection's desc for a clue grid (0 = no number), as ``range.c``'s encoder writes it."""
+    """The collection's desc for a clue grid, as ``range.c``'s ``newdesc_encode_game_description`` writes it.
+
+    Parameters
+    ----------
+    clues : sequence of sequences of int, shape (h, w)
+        Clue per cell, 0 = no number.
+    h, w : int
+        Grid height (rows) and width (columns).
+
+    Returns
+    -------
+    str
+        Runs of empty cells as ``a``-``z`` (longer runs split at 26), numbers in decimal, ``_`` between two
+        numbers with no run between them.
+    """
     out: list[str] = []
     run = 0
     flat = [clues[r][c] for r in range(h) for c in range(w)] + [-1]
@@ -282,7 +310,7 @@ class RangePuzzle(Puzzle):
             f"Grid ('.' = a cell without a number):\n{rows}\n\n"
             "Answer format: the full grid, one row per line, top row first, cells separated by spaces, "
             "using '#' for a black cell and '.' for a white cell (a numbered cell may be written as '.' or as its "
-            "number). Put the final answer inside <answer>...</answer>, for example:\n"
+            "number). Put the final answer inside <answer>...</answer>, for example (shape only):\n"
             f"<answer>\n{self._example_grid(p)}\n</answer>"
         )
 
@@ -569,6 +597,10 @@ def _minimise_clues(full, sol, h: int, w: int, rng: random.Random, time_limit_s:
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = time_limit_s
     solver.parameters.cp_model_presolve = False  # many tiny solves: presolve costs more than it saves (3x here)
+    # measured on 7x7 generation: LP relaxation, probing and symmetry detection cost more than they prune here
+    solver.parameters.linearization_level = 0
+    solver.parameters.cp_model_probing_level = 0
+    solver.parameters.symmetry_level = 0
     flat = [black[r][c] for r in range(h) for c in range(w)]
     cut = _connectivity_cut(black, [[0] * w for _ in range(h)], h, w)
     kept = set(cells)

@@ -10,7 +10,8 @@ Game IDs
 --------
 ``params`` is ``<w>x<h>`` (short) or ``<w>x<h>d<diff>`` (full), ``diff`` ``e`` (Easy), ``n`` (Normal), ``t``
 (Tricky); a bare ``<n>`` means ``n x n``; the short form means Normal; ``w, h >= 3`` and ``w <= 54 // h``
-(``undead.c`` ``decode_params`` / ``validate_params``). ``desc`` is ``<ghosts>,<vampires>,<zombies>,<grid>`` and
+(``undead.c`` ``decode_params`` / ``validate_params``); an unknown difficulty letter and trailing characters,
+which the collection ignores, are rejected. ``desc`` is ``<ghosts>,<vampires>,<zombies>,<grid>`` and
 then ``2(w+h)`` comma-separated sighting counts. The grid is row-major: ``L`` a ``\\`` mirror, ``R`` a ``/``
 mirror, ``G``/``V``/``Z`` a given monster, ``a``..``z`` a run of 1..26 empty cells; the number of non-mirror
 cells must equal the three totals' sum. The counts go clockwise from the top-left corner: the top side left to
@@ -627,8 +628,9 @@ class Undead(Puzzle):
             return f"{n} monsters {verb} visible from {_clue_phrase(side, claim.cells[0])}"
         raise ClaimError(f"undead: unknown claim kind {claim.kind!r}")
 
-    _SIGHT_RE = re.compile(r"(\d+) monsters? (are|is|are not|is not) visible from the (top|bottom|left|right) of "
-                           r"(row|column) (\d+)", re.IGNORECASE)
+    # (?<!\d): a match starts only at the first digit of a number, so a long digit run is scanned once (linear time)
+    _SIGHT_RE = re.compile(r"(?<!\d)(\d+) monsters? (are|is|are not|is not) visible from the "
+                           r"(top|bottom|left|right) of (row|column) (\d+)", re.IGNORECASE)
     _TOTAL_RE = re.compile(r"there (are|is|are not|is not) (\d+) (ghost|vampire|zombie)s?", re.IGNORECASE)
     _MIRROR_RE = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\) (holds|does not hold|has|does not have) a ([/\\]) mirror",
                             re.IGNORECASE)

@@ -59,7 +59,9 @@ between neighbours), and removes clues in one random order (each clue gets a uni
 by 0.5, so numbers tend to go first, as in the collection's ``game_strip``) while the puzzle stays unique, down to
 the clue floor of its difficulty letter (``t`` 0.45, ``e`` 0.3, ``k`` 0.15, ``x``/``r`` 0). In Adjacent mode
 every bar is part of the rules' display, so only numbers are removed. Difficulty comes from grid size and clue
-density; the collection's solver grade is not reproduced (use ``backend="sgt"`` for that).
+density; the collection's solver grade is not reproduced (use ``backend="sgt"`` for that). A removal check that
+needs more than ``CHECK_NODES`` (300) search nodes keeps its clue (bounds the time on large grids; it never
+triggered at the four levels, 15 seeds each).
 """
 
 from __future__ import annotations
@@ -91,6 +93,9 @@ __all__ = ["UnequalParams", "UnequalData", "Unequal", "PUZZLE"]
 
 #: Difficulty letters in the collection's order (unequal.c ``DIFFLIST``).
 DIFFICULTIES: tuple[str, ...] = ("t", "e", "k", "x", "r")
+#: Node budget of one uniqueness question in the native generator; past it the clue is kept (reasonshape choice:
+#: bounds generation time on large grids, where a few removal checks can otherwise explode).
+CHECK_NODES = 300
 #: Clue floor (fraction of all possible clues) of the native generator per difficulty (reasonshape choice).
 CLUE_FLOOR: dict[str, float] = {"t": 0.45, "e": 0.3, "k": 0.15, "x": 0.0, "r": 0.0}
 
@@ -368,13 +373,13 @@ class Unequal(Puzzle):
                 given.discard(item)
                 trial = domains()
                 trial[item] = full & ~(1 << (sol[item] - 1))
-                still_unique = not search().has_solution(trial)
+                still_unique = not search().has_solution(trial, CHECK_NODES)
                 if not still_unique:
                     given.add(item)
             else:
                 signs.discard(item)
                 big, small = item
-                still_unique = not search([(small, big, gt)]).has_solution(domains())
+                still_unique = not search([(small, big, gt)]).has_solution(domains(), CHECK_NODES)
                 if not still_unique:
                     signs.add(item)
             if still_unique:
@@ -691,7 +696,13 @@ class Unequal(Puzzle):
         return _label(*found)
 
     def solution_claims(self, instance: Instance, solution=None) -> frozenset[Claim]:
-        """C*: one positive value claim per empty (non-given) cell."""
+        """C*: one positive value claim per empty (non-given) cell of ``solution``.
+
+        Raises
+        ------
+        NoUniqueSolutionError
+            ``solution`` is omitted and the instance has no unique solution.
+        """
         sol = self.unique_solution(instance) if solution is None else solution
         d: UnequalData = instance.data
         n = instance.params.order

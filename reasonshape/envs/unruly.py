@@ -39,19 +39,21 @@ units.
 
 Levels
 ------
-=========  ===========  =================================================================
+=========  ===========  ==========================================================
 level      params       native generator
-=========  ===========  =================================================================
-trivial    ``6x6dt``    6x6, keeps at least 50% of the cells given
-easy       ``6x6de``    6x6, keeps at least 36% of the cells given
-normal     ``8x8de``    8x8, keeps at least 36% of the cells given
-hard       ``10x10dn``  10x10, minimal clue set (no given can be removed)
-=========  ===========  =================================================================
+=========  ===========  ==========================================================
+trivial    ``6x6dt``    6x6, solvable by the trivial deductions
+easy       ``6x6de``    6x6, needs the easy deductions (trivial ones do not finish)
+normal     ``8x8de``    8x8, needs the easy deductions
+hard       ``10x10dn``  10x10, needs the normal deductions (easy ones do not finish)
+=========  ===========  ==========================================================
 
-The native generator fills a random valid grid (randomised backtracking), then removes givens in random order while
-CP-SAT proves the solution unique, stopping at the clue density of the difficulty letter (``t`` 50%, ``e`` 36%,
-``n`` minimal): difficulty comes from grid size and clue density, never from rule changes (reasonshape choice; the
-collection grades by its own solver's techniques instead, which the ``sgt`` backend reproduces).
+The native generator follows the collection's scheme and grades: a random valid grid (randomised backtracking), then
+givens removed in random order while the graded deductions of the difficulty letter (:func:`_deduce`, the
+collection's technique set for ``t``/``e``/``n``) still fill the grid, which also proves uniqueness (CP-SAT confirms
+it in :meth:`Puzzle.generate`); a result that one grade lower also solves is drawn again. Difficulty comes from grid
+size and the collection's own grades (our deductions reproduce the grade of every dev instance); clue density
+follows from them.
 """
 
 from __future__ import annotations
@@ -61,8 +63,6 @@ import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
-
-from ortools.sat.python import cp_model
 
 from reasonshape.envs._solver import enumerate_solutions, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
@@ -82,8 +82,6 @@ from reasonshape.errors import ClaimError, GameIdError, GenerationError
 __all__ = ["UnrulyParams", "UnrulyData", "Unruly", "PUZZLE"]
 
 _DIFFS = ("t", "e", "n")
-#: Difficulty letter -> smallest fraction of cells the native generator keeps given (0.0: minimal clue set).
-_KEEP_FRACTION = {"t": 0.50, "e": 0.36, "n": 0.0}
 
 
 @dataclass(frozen=True)
@@ -220,13 +218,16 @@ class Unruly(Puzzle):
 
     # ----------------------------------------------------------------- generation
     def _generate(self, params: UnrulyParams, rng: random.Random) -> Instance:
-        for _ in range(50):
+        level = _DIFFS.index(params.diff)
+        for _ in range(200):
             full = _random_full_grid(params, rng)
             if full is None:
                 continue
-            givens = _winnow(params, full, rng, _KEEP_FRACTION[params.diff])
+            givens = _winnow(params, full, rng, level)
+            if level > 0 and _deduce(params, givens, level - 1) is not None:
+                continue  # too easy: deduction one grade lower also solves it (as the collection rejects it)
             return self.parse_desc(params, self.encode_desc(givens))
-        raise GenerationError(f"unruly: could not fill a {params.w}x{params.h} grid")
+        raise GenerationError(f"unruly: no {params.w}x{params.h} grid of grade {params.diff!r} within the budget")
 
     # ----------------------------------------------------------------- text
     def render_prompt(self, instance: Instance) -> str:
@@ -489,8 +490,9 @@ def _base_model(p: UnrulyParams):
 def _random_full_grid(p: UnrulyParams, rng: random.Random, max_steps: int = 200_000):
     """A random valid filled grid by randomised backtracking (row-major), or None when the step budget runs out.
 
-    Own code rather than CP-SAT with a random objective: a plain backtracking fill is uniform enough, takes
-    milliseconds and is reproducible from ``rng`` alone (reasonshape choice).
+    Own code rather than CP-SAT with a random objective: a plain backtracking fill (random value order per cell;
+    not uniform over all grids, which generation does not need) takes milliseconds and depends on ``rng`` alone
+    (reasonshape choice; the collection also fills at random, with its solver propagating forced cells).
     """
     w, h = p.w, p.h
     n = w * h
@@ -555,47 +557,132 @@ def _random_full_grid(p: UnrulyParams, rng: random.Random, max_steps: int = 200_
     return tuple(tuple(row) for row in grid)
 
 
-def _winnow(p: UnrulyParams, full, rng: random.Random, keep_fraction: float):
-    """Remove givens from ``full`` in random order while the solution stays unique (CP-SAT, one model reused with
-    assumption literals), never below ``keep_fraction`` of the cells. Returns the grid of givens (None = empty)."""
-    model, x = _base_model(p)
-    flat_x = [v for row in x for v in row]
-    flat_full = [v for row in full for v in row]
-    lits = [v if s == 1 else v.Not() for v, s in zip(flat_x, flat_full, strict=True)]
-    # Some cell differs from the known solution: infeasible under the givens <=> the solution is unique.
-    model.AddBoolOr([lit.Not() for lit in lits])
-    sel = [model.NewBoolVar(f"g{i}") for i in range(len(lits))]
-    for g, lit in zip(sel, lits, strict=True):
-        model.AddImplication(g, lit)
-    solver = _fast_solver()
-    given = [True] * len(lits)
-    n_given = len(lits)
-    floor = int(round(keep_fraction * len(lits)))
-    order = list(range(len(lits)))
-    rng.shuffle(order)
-    for i in order:
-        if n_given <= floor:
+def _lines(p: UnrulyParams) -> list[list[int]]:
+    """Row-major cell indices of every row, then every column."""
+    return [[r * p.w + c for c in range(p.w)] for r in range(p.h)] + \
+        [[r * p.w + c for r in range(p.h)] for c in range(p.w)]
+
+
+def _deduce(p: UnrulyParams, givens, level: int):
+    """Solve by the collection's graded deductions; the row-major 0/1 list when they fill every cell, else None
+    (see :func:`_deduce_partial`)."""
+    cells = _deduce_partial(p, givens, level)
+    return None if any(v is None for v in cells) else cells
+
+
+def _deduce_partial(p: UnrulyParams, givens, level: int) -> list[int | None]:
+    """What the collection's graded deductions fill in: the row-major list of 0, 1 or None (still empty).
+
+    ``level`` 0 (``t``): a pair of equal values, or two equal values around a gap, forces the other value next to
+    them; a line with one empty cell left takes the value its count needs. ``level`` 1 (``e``): a line that has all
+    of one value gets the other value everywhere else (and with ``u``, a line that can only copy a completed line
+    gets the differing value). ``level`` 2 (``n``): in a line that needs exactly one more of a value and at least
+    two of the other, if some three adjacent cells would otherwise all become the other value, that last value must
+    go among them, so every empty cell outside them takes the other value. Every step is forced (sound for every
+    solution), so a complete fill proves the solution unique. The rule set and order follow ``unruly.c``'s solver;
+    the code is our own.
+    """
+    cells: list[int | None] = [v for row in givens for v in row]
+    lines = _lines(p)
+
+    def count(line, v):
+        return sum(1 for i in line if cells[i] == v)
+
+    def fill(line, v, skip=()):
+        n = 0
+        for i in line:
+            if cells[i] is None and i not in skip:
+                cells[i] = v
+                n += 1
+        return n
+
+    def threes():
+        n = 0
+        for line in lines:
+            for k in range(len(line) - 2):
+                a, b, c = (cells[i] for i in line[k:k + 3])
+                trio = line[k:k + 3]
+                for gap, x, y in ((2, a, b), (1, a, c), (0, b, c)):
+                    if x is not None and x == y and cells[trio[gap]] is None:
+                        cells[trio[gap]] = 1 - x
+                        n += 1
+        return n
+
+    def single_gap():
+        n = 0
+        for line in lines:
+            half = len(line) // 2
+            for v in (0, 1):
+                if count(line, v) == half and count(line, 1 - v) == half - 1:
+                    n += fill(line, 1 - v)
+        return n
+
+    def complete_nums():
+        n = 0
+        for line in lines:
+            half = len(line) // 2
+            for v in (0, 1):
+                if count(line, v) == half and count(line, 1 - v) < half:
+                    n += fill(line, 1 - v)
+        return n
+
+    def uniques():
+        n = 0
+        for group in (lines[:p.h], lines[p.h:]):
+            for v in (0, 1):
+                for a in group:
+                    if count(a, v) != len(a) // 2:
+                        continue
+                    for b in group:
+                        if count(b, v) != len(a) // 2 - 1:
+                            continue
+                        missing = [k for k in range(len(a)) if cells[a[k]] == v and cells[b[k]] != v]
+                        if len(missing) == 1 and cells[b[missing[0]]] is None:
+                            cells[b[missing[0]]] = 1 - v
+                            n += 1
+        return n
+
+    def near_complete():
+        n = 0
+        for line in lines:
+            half = len(line) // 2
+            for v in (0, 1):  # v: the value with one left to place; 1 - v: at least two left
+                if count(line, v) != half - 1 or count(line, 1 - v) > half - 2:
+                    continue
+                for k in range(len(line) - 2):
+                    trio = line[k:k + 3]
+                    vals = [cells[i] for i in trio]
+                    if any(x == v for x in vals) or sum(x is None for x in vals) < 2:
+                        continue
+                    n += fill(line, 1 - v, skip=set(trio))
+        return n
+
+    while True:
+        if threes() or single_gap():
+            continue
+        if level < 1:
             break
-        given[i] = False
-        model.ClearAssumptions()
-        model.AddAssumptions([sel[j] for j in range(len(lits)) if given[j]])
-        if solver.Solve(model) == cp_model.INFEASIBLE:
-            n_given -= 1
-        else:
-            given[i] = True
-    return tuple(tuple(flat_full[r * p.w + c] if given[r * p.w + c] else None for c in range(p.w))
-                 for r in range(p.h))
+        if complete_nums() or (p.unique and uniques()):
+            continue
+        if level < 2:
+            break
+        if near_complete():
+            continue
+        break
+    return cells
 
 
-def _fast_solver() -> cp_model.CpSolver:
-    """A one-worker CP-SAT solver tuned for many tiny feasibility checks: presolve and LP relaxation off (about 4x
-    faster on these models; an INFEASIBLE status is still a proof). Source: reasonshape choice, measured."""
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = 10.0
-    solver.parameters.cp_model_presolve = False
-    solver.parameters.linearization_level = 0
-    return solver
+def _winnow(p: UnrulyParams, full, rng: random.Random, level: int):
+    """Empty the given cells of ``full`` in random order while :func:`_deduce` at ``level`` still fills the grid
+    (as the collection's generator). Returns the grid of givens (``None`` = empty)."""
+    grid = [list(row) for row in full]
+    order = [(r, c) for r in range(p.h) for c in range(p.w)]
+    rng.shuffle(order)
+    for r, c in order:
+        saved, grid[r][c] = grid[r][c], None
+        if _deduce(p, grid, level) is None:
+            grid[r][c] = saved
+    return tuple(tuple(row) for row in grid)
 
 
 PUZZLE = register_puzzle(Unruly())

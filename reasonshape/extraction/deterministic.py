@@ -75,6 +75,17 @@ def _unit_tokens(text: str) -> set:
     return toks
 
 
+def _contains_phrase(text: str, phrase: str) -> bool:
+    """``phrase`` occurs in ``text`` not followed by a letter or digit ("row 1" is not in "row 12")."""
+    i = text.find(phrase)
+    while i >= 0:
+        j = i + len(phrase)
+        if j >= len(text) or not text[j].isalnum():
+            return True
+        i = text.find(phrase, i + 1)
+    return False
+
+
 @dataclass
 class PuzzleContext:
     """Everything the extractor derives once per instance: schema reader, units, claim -> variable index."""
@@ -90,12 +101,19 @@ class PuzzleContext:
         for i, u in enumerate(self.units):
             for v in u.variables:
                 self.units_of[v].append(i)
-        self.var_of_claim: dict[tuple, Any] = {}
+        # What a claim says about the variables: ``assigns[c]`` = [(var, value)] it asserts, ``denies[c]`` =
+        # [(var, value)] it rules out. A claim may touch several variables (a domino fixes both its cells) and a
+        # "positive=False" claim may be an assignment (an edge that is absent).
+        self.assigns: dict[Claim, list] = defaultdict(list)
+        self.denies: dict[Claim, list] = defaultdict(list)
         for var, dom in self.reader.domains.items():
             for val in dom:
-                cl = self.puzzle.value_claim(var, val, True)
-                self.var_of_claim[(cl.kind, cl.cells)] = var
+                self.assigns[self.puzzle.value_claim(var, val, True)].append((var, val))
+                self.denies[self.puzzle.value_claim(var, val, False)].append((var, val))
+        self.assigns, self.denies = dict(self.assigns), dict(self.denies)
+        self.unit_names = [u.name.lower() for u in self.units]
         self.unit_keys = [frozenset(_unit_tokens(u.name)) for u in self.units]
+        self.tokenless_units = {i for i, k in enumerate(self.unit_keys) if not k}
         self.units_by_token: dict[Any, list[int]] = defaultdict(list)
         for i, keys in enumerate(self.unit_keys):
             for k in keys:
@@ -104,15 +122,21 @@ class PuzzleContext:
         #: variable -> the given claim fixing its value (given digits of Latin squares, fixed cells...)
         self.given_value = {}
         for g in self.givens:
-            var = self.var_of_claim.get((g.kind, g.cells))
-            if var is not None and g.positive:
+            for var, _ in self.assigns.get(g, ()):
                 self.given_value[var] = g
         self._labels: dict[Claim, ClaimLabel] = {}
 
+    def effects(self, claim: Claim) -> tuple[list, list]:
+        """``(assigned, denied)``: the (variable, value) pairs ``claim`` asserts and rules out."""
+        a = self.assigns.get(claim)
+        if a:
+            return a, []
+        return [], self.denies.get(claim, [])
+
     def variables_of(self, claim: Claim) -> tuple:
-        var = self.var_of_claim.get((claim.kind, claim.cells))
-        if var is not None:
-            return (var,)
+        a, d = self.effects(claim)
+        if a or d:
+            return tuple(dict.fromkeys(v for v, _ in a + d))
         return tuple(c for c in claim.cells if c in self.reader.domains)
 
     def units_of_claim(self, claim: Claim) -> set[int]:
@@ -124,11 +148,11 @@ class PuzzleContext:
         return out
 
     def named_units(self, text: str) -> set[int]:
-        toks = _unit_tokens(text)
-        if not toks:
-            return set()
-        cands = {i for t in toks for i in self.units_by_token.get(t, ())}
-        return {i for i in cands if self.unit_keys[i] and self.unit_keys[i] <= toks}
+        """Units whose name (e.g. "row 3", "the clue 2 at (5,4)") appears in ``text`` as a whole phrase."""
+        low = text.lower()
+        toks = _unit_tokens(low)
+        cands = {i for t in toks for i in self.units_by_token.get(t, ())} | self.tokenless_units
+        return {i for i in cands if _contains_phrase(low, self.unit_names[i])}
 
     def label(self, claim: Claim) -> ClaimLabel:
         lab = self._labels.get(claim)
@@ -351,17 +375,15 @@ class _Builder:
         return sentence != self.hyp_start
 
     def _update_state(self, claim: Claim, node: int, tentative: bool) -> None:
-        vars_ = self.ctx.var_of_claim.get((claim.kind, claim.cells))
-        if vars_ is None:
-            return
-        if tentative:
-            if claim.positive:
-                self.hyp_value[vars_] = node
-            return
-        if claim.positive:
-            self.value_node[vars_] = node
-        else:
-            self.neg_nodes[vars_].append(node)
+        assigned, denied = self.ctx.effects(claim)
+        for var, _ in assigned:
+            if tentative:
+                self.hyp_value[var] = node
+            else:
+                self.value_node[var] = node
+        if not tentative:
+            for var, _ in denied:
+                self.neg_nodes[var].append(node)
 
     def _premises(self, claim, s, named, local_pool, refutation, order) -> list[int]:
         ctx = self.ctx

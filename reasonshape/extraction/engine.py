@@ -44,7 +44,8 @@ __all__ = ["STYLES", "KnownTrace", "deduce_trace"]
 
 STYLES = ("focused", "verbose", "exploratory")
 _ENUM_CAP = 20000
-VERBOSE_INLINE = False  # assignments explored per unit step; a unit above it waits until candidates shrink
+VERBOSE_INLINE = False
+VERBOSE_CSTAR_ONLY = True
 
 
 @dataclass
@@ -106,8 +107,9 @@ class _Engine:
         self.solved_by_propagation = True
         self._memo: dict = {}
         self.random_hypotheses = 0
-        for var, g in self.ctx.given_value.items():
-            self.value[var] = g.value
+        for g in set(self.ctx.given_value.values()):
+            for var, val in self.ctx.effects(g)[0]:
+                self.value[var] = val
 
     # ------------------------------------------------------------------ knowledge
     def cands(self, var, overlay=None) -> set:
@@ -207,6 +209,8 @@ class _Engine:
             if isinstance(p, str):
                 pos = 0
                 for m in self.ctx.reader.read(p):
+                    if m.claim.kind == "_grid_row" or m.start < pos:  # a bare grid row is not a claim here
+                        continue
                     segs.append(p[pos:m.start])
                     segs.append(("mention", m.claim, p[m.start:m.end]))
                     pos = m.end
@@ -320,14 +324,12 @@ class _Engine:
         self.commit(cl, ids[0])
 
     def commit(self, claim: Claim, node: int) -> None:
-        var = self.ctx.var_of_claim.get((claim.kind, claim.cells))
-        if var is None:
-            return
-        if claim.positive:
-            self.value[var] = claim.value
+        assigned, denied = self.ctx.effects(claim)
+        for var, val in assigned:
+            self.value[var] = val
             self.value_node[var] = node
-        else:
-            self.neg[var][claim.value] = node
+        for var, val in denied:
+            self.neg[var][val] = node
 
     def undecided(self) -> list:
         return [v for v in self.domains if len(self.cands(v)) > 1]
@@ -473,7 +475,9 @@ class _Engine:
     def verbose_recheck(self) -> None:
         """Re-check the finished grid: restate every decided value once, in groups of up to 8 variables."""
         self.say(["Now let me verify the finished grid, value by value."])
-        decided = sorted(self.value_node, key=str)
+        c_star = self.p.solution_claims(self.inst)
+        decided = [v for v in sorted(self.value_node, key=str) if self.w.nodes[self.value_node[v]][0] in c_star
+                   or not VERBOSE_CSTAR_ONLY]
         for k in range(0, len(decided), 8):
             pieces: list = ["Checking: "]
             for j, v in enumerate(decided[k:k + 8]):
@@ -491,7 +495,7 @@ class _Engine:
             claims = []
             if grid_rows:
                 claims = [self.p.value_claim((r, c), self.p.solution_value(self.inst, self.solution, (r, c)))
-                          for c in range(1, self.ctx.reader.cols + 1)]
+                          for c in range(1, self.ctx.reader.cols + 1) if (r, c) in self.domains]
             else:
                 claims = [m for m, _, _ in self.p.parse_claim_text(self.inst, line)]
             start = self.w.length

@@ -245,8 +245,8 @@ class ClaimGraph:
         if before is None:
             last = self._last()
             if last >= 0 and self._g.nodes[last]["sentence"] > sentence:
-                raise _error(f"claim {claim} at sentence {sentence} comes after node {last} (sentence "
-                             f"{self._g.nodes[last]['sentence']}) in the trace; nodes are added in trace order: pass "
+                raise _error(f"claim {claim} of sentence {sentence} cannot follow node {last} of sentence "
+                             f"{self._g.nodes[last]['sentence']}: nodes are appended in trace order; pass "
                              f"before=<id> to insert it earlier")
             node = last + 1
             self._g.add_node(node, **attrs)

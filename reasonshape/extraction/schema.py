@@ -85,30 +85,38 @@ class SchemaReader:
             rf"\s*(?:=|:|->|→|is|must\s+be|has\s+to\s+be|should\s+be|needs\s+to\s+be|becomes|gets|contains|"
             rf"holds|will\s+be|would\s+be|has)\s*{art}(?P<v>{v})(?![\w-])", re.IGNORECASE)
         self._place_val = re.compile(rf"(?P<v>{v})\s+(?:at|in|into|on)\s+(?:cell\s+)?$", re.IGNORECASE)
+        # Count claims need a value WORD ("2 tents"); "row 3 has 2 3s" is not read (too ambiguous with digits).
         self._count = re.compile(
             rf"\b(?P<line>row|column)\s+(?P<i>\d{{1,2}})\s+(?:needs|has|contains|requires|must\s+have|gets|"
             rf"will\s+have|should\s+have)\s+(?P<n>\d{{1,2}})\s+(?P<more>more\s+|remaining\s+|other\s+)?"
-            rf"(?P<w>{v})(?:e?s)?(?![\w-])", re.IGNORECASE)
+            rf"(?P<w>{'|'.join(alts)})(?:e?s)?(?![\w-])", re.IGNORECASE) if alts else None
         self._value_re = re.compile(rf"^(?:{value_alt})$", re.IGNORECASE)
+        self.fixed_tokens: set[str] = set()
         self.symbols = self._answer_symbols() if self.grid else {}
 
     def _answer_symbols(self) -> dict[str, Hashable]:
         """The answer format's symbol -> value map, learned from the puzzle's own ``format_answer`` of a solution
-        (so grids written in the answer notation, e.g. ``B W . #``, read as claims without per-puzzle code)."""
+        (so grids written in the answer notation, e.g. ``B W . #``, read as claims without per-puzzle code). The
+        grid's size is taken from that layout too (a row without variables still has a line); tokens standing at
+        non-variable positions (walls, clues, mirrors) are remembered as ``fixed_tokens``."""
         sols = self.puzzle.solve(self.instance, 1).solutions
         if not sols:
             return {}
         lines = [ln for ln in self.puzzle.format_answer(self.instance, sols[0]).splitlines() if ln.strip()]
-        if len(lines) != self.rows:
+        rows = [split_tokens(ln) for ln in lines]
+        if len({len(t) for t in rows}) != 1:
+            rows = [split_tokens(ln, single_chars=True) for ln in lines]
+        if not rows or len({len(t) for t in rows}) != 1:
             return {}
+        if any(r > len(rows) or c > len(rows[0]) for r, c in self.domains):
+            return {}
+        self.rows, self.cols = len(rows), len(rows[0])
         out: dict[str, Hashable] = {}
-        for r, line in enumerate(lines, 1):
-            toks = split_tokens(line)
-            if len(toks) != self.cols:
-                toks = split_tokens(line, single_chars=True)
-            if len(toks) != self.cols:
-                return {}
+        for r, toks in enumerate(rows, 1):
             for c, t in enumerate(toks, 1):
+                if (r, c) not in self.domains:
+                    self.fixed_tokens.add(t)
+                    continue
                 v = self.puzzle.solution_value(self.instance, sols[0], (r, c))
                 if out.setdefault(t, v) != v:
                     return {}
@@ -135,15 +143,16 @@ class SchemaReader:
     # --------------------------------------------------------------------------------------------- sentences
     def read(self, text: str, offset: int = 0) -> list[Mention]:
         """Claims in one sentence ``text`` (``offset`` = its start in the trace), in order of appearance."""
+        own = [Mention(claim, offset + s, offset + e) for claim, s, e in self.puzzle.parse_claim_text(self.instance, text)]
         found: list[Mention] = []
         if self.grid:
             listing = self._row_listing(text, offset)
             if listing:
                 return listing
-            found.extend(self._cell_claims(text, offset))
-            found.extend(self._count_claims(text, offset))
-        for claim, s, e in self.puzzle.parse_claim_text(self.instance, text):
-            found.append(Mention(claim, offset + s, offset + e))
+            generic = self._cell_claims(text, offset) + self._count_claims(text, offset)
+            # The puzzle's own recognisers win where they read the same words (e.g. a clue "column 2 has 1 tent").
+            found = [g for g in generic if not any(o.start < g.end and g.start < o.end for o in own)]
+        found.extend(own)
         found.sort(key=lambda m: (m.start, m.end))
         return found
 
@@ -191,6 +200,8 @@ class SchemaReader:
 
     def _count_claims(self, text: str, offset: int) -> list[Mention]:
         out = []
+        if self._count is None:
+            return out
         for m in self._count.finditer(text):
             i, n = int(m.group("i")), int(m.group("n"))
             val = self.value(m.group("w"))
@@ -228,12 +239,18 @@ class SchemaReader:
             if len(toks) != self.cols:
                 return None
         vals = [self.symbols[t] if t in self.symbols else self.value(t) for t in toks]
-        return None if any(v is None for v in vals) else vals
+        # Tokens of non-variable positions (walls '#', clues, mirrors) read as None and are skipped later; the row is
+        # rejected if a None stands at a variable. Any other unknown token: not a grid row.
+        if any(v is None and t not in self.fixed_tokens for v, t in zip(vals, toks, strict=True)):
+            return None
+        return vals
 
     def _listing_row(self, r: int, vals: list, start: int, end: int) -> list[Mention]:
         out = []
         for c, v in enumerate(vals, 1):
-            cl = self._claim((r, c), v)
+            if (r, c) not in self.domains:  # a wall / clue / mirror position: not a claim
+                continue
+            cl = None if v is None else self._claim((r, c), v)
             if cl is None:
                 return []
             out.append(Mention(cl, start, end, True))

@@ -56,17 +56,17 @@ def trace_text(completion: Any) -> str:
     return ""
 
 
-# A sentence ends at a newline, or at . ! ? that closes a word (letter, digit or bracket before it) and is followed
+# A sentence ends at a newline, or at . ! ? that closes a word (any non-space, non-period before it) and is followed
 # by whitespace and a capital, digit, bracket or list marker. So ". . #" grid rows and "e.g. this" stay whole.
 # The pattern has no nested quantifiers: linear time.
-_BOUNDARY = re.compile(r"\n+|(?<=[\w)\]][.!?])\s+(?=[A-Z0-9(\[<*-])")
+_BOUNDARY = re.compile(r"\n+|(?<=[^\s.][.!?])\s+(?=[A-Z0-9(\[<*-])")
 
 
 def split_sentences(text: str) -> list[Sentence]:
     """Split ``text`` into sentences, keeping offsets; blank pieces are dropped. Linear time.
 
     Rules (reasonshape choice): a newline always ends a sentence (grids and lists are line-based); inside a line a
-    sentence ends at ``.``, ``!`` or ``?`` right after a letter, digit or bracket, followed by whitespace and a
+    sentence ends at ``.``, ``!`` or ``?`` right after a non-space, non-period character, followed by whitespace and a
     capital letter, digit, bracket or list marker. Leading/trailing spaces are trimmed from the
     offsets.
     """

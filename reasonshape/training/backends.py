@@ -120,7 +120,8 @@ def validate_prompts(prompts: Any) -> list[Prompt]:
         str}`` dicts (the message names the item's index).
     """
     if isinstance(prompts, str | bytes) or not isinstance(prompts, Sequence):
-        raise ConfigError(f"prompts must be a list of prompts (message lists or strings), got {type(prompts).__name__}")
+        raise ConfigError(
+            f"prompts must be a list of prompts (message lists or strings), got {type(prompts).__name__}")
     out = list(prompts)
     for i, p in enumerate(out):
         if isinstance(p, str):
@@ -257,7 +258,8 @@ class GenerationBackend(ABC):
         return None
 
     def close(self) -> None:
-        """Release resources (models, clients). Idempotent. The default does nothing."""
+        """Release resources (models, clients). Idempotent. The default has nothing to release."""
+        return None
 
     def __enter__(self):
         return self

@@ -20,6 +20,8 @@ import json
 import random
 from pathlib import Path
 
+from reasonshape.errors import ConfigError
+
 __all__ = ["TINY_CHAT_TEMPLATE", "TINY_SPECIAL_TOKENS", "TINY_CONFIG", "tiny_corpus", "build_tiny_tokenizer",
            "build_tiny_model"]
 
@@ -37,7 +39,7 @@ TINY_SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
 #: Added (non-special) tokens kept whole by the tokenizer and kept by ``decode(skip_special_tokens=True)``.
 _ADDED_TOKENS = ("<think>", "</think>", "<answer>", "</answer>")
 
-#: Model size: ~0.2 M parameters with a 1024-token vocabulary (tied input/output embeddings).
+#: Model size: ~0.14 M parameters with the ~1000-token vocabulary (tied input/output embeddings).
 TINY_CONFIG = {
     "vocab_size": 1024,
     "hidden_size": 64,
@@ -84,11 +86,11 @@ def tiny_corpus(seed: int = 0, n_lines: int = 3000) -> list[str]:
 
     Raises
     ------
-    ValueError
-        ``n_lines < 1``.
+    ConfigError
+        ``n_lines < 1`` (a ``ValueError``).
     """
     if n_lines < 1:
-        raise ValueError(f"n_lines must be >= 1, got {n_lines}")
+        raise ConfigError(f"n_lines must be >= 1, got {n_lines}")
     rng = random.Random(f"reasonshape-tiny|{seed}")
     lines: list[str] = []
     for _ in range(n_lines):
@@ -132,15 +134,15 @@ def build_tiny_tokenizer(seed: int = 0, vocab_size: int = TINY_CONFIG["vocab_siz
 
     Raises
     ------
-    ValueError
-        ``vocab_size < 300``.
+    ConfigError
+        ``vocab_size < 300`` (a ``ValueError``).
 
     Notes
     -----
     BPE training with ``tokenizers`` is deterministic for a fixed corpus, so the tokenizer is a function of ``seed``.
     """
     if vocab_size < 300:
-        raise ValueError(f"vocab_size must be >= 300 (256 byte symbols + special tokens), got {vocab_size}")
+        raise ConfigError(f"vocab_size must be >= 300 (256 byte symbols + special tokens), got {vocab_size}")
     from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import Qwen2Tokenizer
     from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX

@@ -360,3 +360,12 @@ def test_property_encode_parse_round_trip(n, seed):
     desc = _encode_desc(rows)
     inst = P.parse_game_id(f"{n}db:{desc}")
     assert inst.data.numbers == rows and P.format_desc(inst) == desc
+
+
+@pytest.mark.parametrize("text", ["9" * 1_000_000, "(1," * 333_334, "(1,1) and " * 100_000, "(" + " " * 999_999,
+                                  "row 1 has " * 100_000, "there are " * 100_000])
+def test_claim_reader_linear_on_adversarial_text(text):
+    inst = P.parse_game_id(SMALL)
+    t = time.perf_counter()
+    P.parse_claim_text(inst, text)
+    assert time.perf_counter() - t < 2.0

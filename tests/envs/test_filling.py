@@ -28,6 +28,13 @@ SMALL = "2x3:a13a3a"
 SMALL_SOL = ((3, 1), (3, 2), (3, 2))
 
 
+def _sgt_accepts(game_id: str) -> bool:
+    """The collection's own parser: ``sgt-filling --print 1x1`` reads game IDs from stdin, failing on invalid ones."""
+    proc = subprocess.run([P.sgt_binary(), "--print", "1x1"], input=game_id + "\n", capture_output=True, text=True,
+                          timeout=60, env={"DISPLAY": ""})
+    return proc.returncode == 0
+
+
 @pytest.fixture(scope="module")
 def small():
     return P.parse_game_id(SMALL)
@@ -79,6 +86,8 @@ class TestGameIds:
         with pytest.raises(GameIdError) as e:
             P.parse_game_id(gid)
         assert e.value.position == pos
+        if P.sgt_binary() is not None and pos > gid.find(":") >= 0:  # desc errors: the collection agrees
+            assert not _sgt_accepts(gid)
 
 
 class TestSolverAndGenerator:
@@ -89,12 +98,18 @@ class TestSolverAndGenerator:
     @pytest.mark.parametrize("level", list(P.LEVELS))
     def test_generation_deterministic_unique_valid(self, level):
         a = P.generate(level, seed=5, index=0)
-        b = P.generate(level, seed=5, index=0)
-        assert a.game_id == b.game_id
+        if level == "hard":
+            # one 7x7 generation is ~1.5 s of CPU: pin the output instead of generating twice. The generator's
+            # choices depend only on the RNG and on uniqueness verdicts, never on the solver's search path.
+            assert a.game_id == "7x7:f43b567a4a55a7b77a6a7a7d2a5a7e515b"
+        else:
+            assert a.game_id == P.generate(level, seed=5, index=0).game_id
         again = P.parse_game_id(a.game_id)
         assert again.data == a.data and encode_filling_desc(a.data, a.params.w, a.params.h) == a.desc
         res = P.solve(again, 2)
         assert res.unique and P.check(again, res.solutions[0]).ok
+        if P.sgt_binary() is not None:  # the collection itself accepts the native game ID
+            assert _sgt_accepts(a.game_id)
         # givens are a strict subset of the cells (something to solve)
         assert any(v == 0 for row in a.data for v in row)
 
@@ -254,3 +269,16 @@ class TestUnits:
         assert names["the region of (2,1)"].premises == (Claim("value", ((2, 1),), 3),)
         assert names["the region of (2,2)"].premises == ()
         assert names["the region of (2,1)"].variables[0] == (2, 1)
+
+
+EXTRA_CLAIMS: list = []  # negated C* claims already cover "(r,c) is not n"
+def test_claim_texts_read_back_through_the_trace_reader():
+    """Everything ``claim_text`` writes is read back as the same claim by the deterministic trace reader (generic
+    cell-value patterns + this puzzle's ``parse_claim_text``)."""
+    schema = pytest.importorskip("reasonshape.extraction.schema")
+    for row in ROWS[::3]:
+        inst = P.parse_game_id(row["game_id"])
+        reader = schema.SchemaReader(P, inst)
+        c_star = sorted(P.solution_claims(inst))
+        for claim in c_star + [c.negated() for c in c_star] + list(P.given_claims(inst)) + EXTRA_CLAIMS:
+            assert [m.claim for m in reader.read(P.claim_text(claim))] == [claim], P.claim_text(claim)

@@ -145,6 +145,17 @@ class TestGenerate:
             sizes = [len(cg.cells) for cg in inst.data.cages]
             assert max(sizes) <= 6 and all(len(cg.cells) == 2 for cg in inst.data.cages if cg.op in "sd")
 
+    def test_repair_path_adds_one_cell_cages(self, monkeypatch):
+        import reasonshape.envs.keen as keen_module
+
+        monkeypatch.setattr(keen_module, "_REJECT_FIRST", 0)  # repair from the first non-unique layout
+        singles = 0
+        for seed in range(4):
+            inst = P._generate(KeenParams(5, "n"), random.Random(seed))
+            assert P.solve(inst, 2).unique
+            singles += sum(len(cg.cells) == 1 for cg in inst.data.cages)
+        assert singles > 0  # (seeds 0 and 3 need 3 and 2 one-cell cages)
+
     def test_seeds_differ_and_multiplication_only(self):
         assert len({P.generate("easy", seed=s).desc for s in range(3)}) > 1
         inst = P.generate("4dem", seed=1)
@@ -374,3 +385,12 @@ def test_property_block_structure_round_trip(w, seed):
     data = _build_data(w, list(groups.values()), [("a", 1)] * len(groups))
     desc = _encode_desc(w, data.cages, data.cage_at)
     assert P.parse_game_id(f"{w}de:{desc}").data == data
+
+
+@pytest.mark.parametrize("text", ["9" * 1_000_000, "(1," * 333_334, "(1,1) and " * 100_000, "(" + " " * 999_999,
+                                  "row 1 has " * 100_000, "there are " * 100_000])
+def test_claim_reader_linear_on_adversarial_text(text):
+    inst = P.parse_game_id(SMALL)
+    t = time.perf_counter()
+    P.parse_claim_text(inst, text)
+    assert time.perf_counter() - t < 2.0

@@ -144,6 +144,16 @@ class TestText:
         ans = P.parse_answer(f"Reasoning...\n<answer>\n{body}\n</answer>\nbye", inst)
         assert ans.value == SMALL_SOL and ans.source == "answer_block"
 
+    def test_positional_drawing_with_spaces(self):
+        drawing = "+ + + +\n       \n+-+ +-+\n| |3| |\n+ +-+ +\n|     |\n+-+-+-+"
+        inst = P.parse_game_id(SMALL)
+        ans = P.parse_answer(f"<answer>\n  {drawing}\n</answer>", inst)
+        assert ans.value == SMALL_SOL and "character positions" in ans.notes[-1]
+        ans = P.parse_answer(f"Final drawing:\n{drawing}\n", inst)
+        assert ans.value == SMALL_SOL and ans.source == "fallback_grid"
+        with pytest.raises(AnswerParseError):
+            P.parse_answer("<answer>\n" + drawing.replace("| |3| |", "| |3| | |") + "\n</answer>", inst)
+
     def test_fallback(self):
         ans = P.parse_answer("So the loop is\n" + SMALL_DRAWING + "\nand that's all.", P.parse_game_id(SMALL))
         assert ans.value == SMALL_SOL and ans.source == "fallback_grid"

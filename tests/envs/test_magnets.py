@@ -97,6 +97,10 @@ class TestDesc:
         assert d.partner[0][0] == (1, 1)
         # commas inside the layout are skipped; letters a-z / A-Z are counts 10-35 / 36-61
         assert P.parse_game_id("3x3deS:..2,...,..1,.2.,*LRTL,RBLR").data == d
+        from reasonshape.envs.magnets import _c2n, _n2c
+
+        assert (_n2c(None), _n2c(7), _n2c(10), _n2c(35), _n2c(36)) == (".", "7", "a", "z", "A")
+        assert (_c2n("9"), _c2n("b"), _c2n("Z"), _c2n(",")) == (9, 11, 61, -1)
 
     @pytest.mark.parametrize("game_id,pos", [
         ("3x3deS:..2,...,..1,.2,*LRTLRBLR", 21),    # 2 row - counts for 3 rows
@@ -343,3 +347,36 @@ def test_property_random_corruption_rejected_and_round_trip(data):
     c = data.draw(st.integers(0, inst.params.w - 1))
     alt = data.draw(st.sampled_from([v for v in "+-." if v != sol[r][c]]))
     assert not P.check(inst, _swap(sol, r, c, alt)).ok
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(3, 12), st.integers(2, 12), st.integers(0, 10**6))
+def test_property_encode_parse_round_trip(w, h, seed):
+    import random
+
+    from reasonshape.envs._dominosa_layout import random_domino_tiling
+    from reasonshape.envs.magnets import MagnetsData
+
+    rng = random.Random(seed)
+    partner = random_domino_tiling(w, h, rng)
+    pcells = tuple(tuple((partner[r * w + c] // w + 1, partner[r * w + c] % w + 1) for c in range(w))
+                   for r in range(h))
+
+    def counts(n, size):
+        out = []
+        for _ in range(n):
+            out.append(None if rng.random() < 0.3 else rng.randint(0, size // 2))
+        return tuple(out)
+
+    data = MagnetsData(counts(w, h), counts(h, w), counts(w, h), counts(h, w), pcells)
+    inst = P.parse_game_id(f"{w}x{h}de:" + _encode_desc(data, w, h))
+    assert inst.data == data
+
+
+@pytest.mark.parametrize("text", ["9" * 1_000_000, "(1," * 333_334, "(1,1) and " * 100_000, "(" + " " * 999_999,
+                                  "row 1 has " * 100_000, "there are " * 100_000])
+def test_claim_reader_linear_on_adversarial_text(text):
+    inst = P.parse_game_id(SMALL)
+    t = time.perf_counter()
+    P.parse_claim_text(inst, text)
+    assert time.perf_counter() - t < 2.0

@@ -7,6 +7,7 @@ shared/data). Hand-derived values show their arithmetic in comments.
 import itertools
 import json
 import os
+import pickle
 import re
 import subprocess
 import time
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from reasonshape import envs
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
-from reasonshape.envs.pattern import PUZZLE, PatternParams, runs
+from reasonshape.envs.pattern import PUZZLE, PatternParams, _line_deduce, _line_solve, runs
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
@@ -97,6 +98,27 @@ class TestDesc:
         assert P.solve(inst, 2).solutions == ()
         assert P.encode_desc(inst.data.cols, inst.data.rows, inst.data.fixed) == "1/2/2//2/3,cAe"
         assert P.variables(inst)[(2, 1)] == ("#",)
+        # C* leaves out fixed cells. ",EAAc": 'E' skips 4 cells and fixes index 4 = (2,2) filled, 'A' fixes (2,3),
+        # 'A' fixes (3,1), 'c' skips the last 2 cells (reaching 9, nothing more is fixed).
+        ok = P.parse_game_id("3x3:1/2/2//2/3,EAAc")
+        assert sum(v == "#" for row in ok.data.fixed for v in row) == 3
+        sol = P.unique_solution(ok)
+        assert sol == ((".", ".", "."), (".", "#", "#"), ("#", "#", "#"))
+        assert P.solution_claims(ok) == {Claim("value", ((3, 2),), "#"), Claim("value", ((3, 3),), "#")}
+
+    @settings(max_examples=60, deadline=None)
+    @given(pic=st.lists(st.sampled_from("#."), min_size=35, max_size=35),
+           fixed=st.lists(st.sampled_from([None, None, None, "#", "."]), min_size=35, max_size=35))
+    def test_desc_round_trip_property(self, pic, fixed):
+        # Clues of any 7x5 picture (plus any fixed cells) encode to a desc that parses back to the same data.
+        w, h = 7, 5
+        grid = [pic[r * w:(r + 1) * w] for r in range(h)]
+        cols = tuple(runs([grid[r][c] for r in range(h)]) for c in range(w))
+        rows = tuple(runs(row) for row in grid)
+        fx = tuple(tuple(fixed[r * w:(r + 1) * w]) for r in range(h))
+        data = P.parse_desc(P.parse_params("7x5"), P.encode_desc(cols, rows, fx)).data
+        assert (data.cols, data.rows) == (cols, rows)
+        assert data.fixed == (fx if any(v is not None for v in fixed) else ((None,) * w,) * h)
 
     @pytest.mark.parametrize("desc,pos,what", [
         ("1/2/2//2", 8, "more clues"),        # only 5 of 6 clues
@@ -143,6 +165,24 @@ class TestSolve:
         # The collection's comment cites 4x4:2/1/2/1/1.1/2/1/1 as unique but beyond a line-at-a-time solver.
         inst = P.parse_game_id("4x4:2/1/2/1/1.1/2/1/1")
         assert P.solve(inst, 2).unique and P.unique_solution(inst)[0][0] == "#"
+        assert _line_solve(4, 4, inst.data.cols, inst.data.rows) is None
+
+    def test_line_deduction_by_hand(self):
+        # Clue 3 in 5 cells: the middle cell is filled in every arrangement (overlap of ###.. and ..###).
+        assert _line_deduce([None] * 5, (3,)) == [None, None, 1, None, None]
+        # Clue 2 2 in 5 cells has one arrangement: ##.##.
+        assert _line_deduce([None] * 5, (2, 2)) == [1, 1, 0, 1, 1]
+        # Clue 1 with the second cell known filled: everything else is empty.
+        assert _line_deduce([None, 1, None, None], (1,)) == [0, 1, 0, 0]
+        assert _line_deduce([1, 1, None], (1,)) is None  # contradiction
+        assert _line_deduce([None, None], ()) == [0, 0]
+
+    @pytest.mark.parametrize("row", ROWS, ids=_id)
+    def test_line_solver_solves_the_collections_instances(self, row):
+        # The collection only emits puzzles its line solver can finish; ours must finish them too.
+        inst = P.parse_game_id(row["game_id"])
+        grid = _line_solve(inst.params.w, inst.params.h, inst.data.cols, inst.data.rows)
+        assert tuple(tuple("#" if v else "." for v in r) for r in grid) == P.unique_solution(inst)
 
     def test_decode_rejects_bad_move(self, normal):
         with pytest.raises(ValueError):
@@ -159,6 +199,7 @@ class TestGenerate:
         assert a.game_id.startswith(P.LEVELS[level] + ":")
         d = P.parse_game_id(a.game_id).data
         assert d == a.data and P.encode_desc(d.cols, d.rows) == a.desc
+        assert _line_solve(a.params.w, a.params.h, d.cols, d.rows) is not None  # line-solvable, as the collection's
 
     def test_seed_changes_instance(self):
         assert len({P.generate("normal", seed=s).game_id for s in range(3)}) == 3
@@ -343,3 +384,13 @@ class TestUnits:
         row = next(u for u in P.units(inst) if u.name == "row 1")
         assert row.allowed(tuple("##.#.")) and row.allowed(tuple(".##.#"))
         assert not row.allowed(tuple("###.#")) and not row.allowed(tuple("#.##."))
+
+
+def test_instances_and_units_pickle():
+    # Workers (TRL reward processes, multiprocessing generation) receive instances and units by pickle.
+    inst = P.parse_game_id(ROWS[0]["game_id"])
+    again = pickle.loads(pickle.dumps(inst))
+    assert again == inst and again.data == inst.data
+    sol = P.unique_solution(inst)
+    for unit in pickle.loads(pickle.dumps(P.units(inst))):
+        assert unit.allowed(tuple(sol[r - 1][c - 1] for r, c in unit.variables))

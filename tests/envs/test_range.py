@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reasonshape.envs import ClaimLabel, Claim, get
+from reasonshape.envs import Claim, ClaimLabel, get
 from reasonshape.envs.range import encode_range_desc
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
 
@@ -31,6 +31,13 @@ ROWS = [r for r in (json.loads(x) for x in DATA.read_text().splitlines() if x.st
 #   4 2 #
 SMALL = "3x3:a3_4c4_2a"
 SMALL_SOL = (("W", "W", "W"), ("W", "B", "W"), ("W", "W", "B"))
+
+
+def _sgt_accepts(game_id: str) -> bool:
+    """The collection's own parser: ``sgt-range --print 1x1`` reads game IDs from stdin, failing on invalid ones."""
+    proc = subprocess.run([P.sgt_binary(), "--print", "1x1"], input=game_id + "\n", capture_output=True, text=True,
+                          timeout=60, env={"DISPLAY": ""})
+    return proc.returncode == 0
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +76,8 @@ class TestGameIds:
         with pytest.raises(GameIdError) as e:
             P.parse_game_id(gid)
         assert e.value.position == pos
+        if P.sgt_binary() is not None and pos > gid.find(":") >= 0:  # desc errors: the collection agrees
+            assert not _sgt_accepts(gid)
 
 
 class TestSolverAndGenerator:
@@ -87,6 +96,8 @@ class TestSolverAndGenerator:
         assert encode_range_desc(a.data, a.params.h, a.params.w) == a.desc
         res = P.solve(again, 2)
         assert res.unique and P.check(again, res.solutions[0]).ok
+        if P.sgt_binary() is not None:  # the collection itself accepts the native game ID
+            assert _sgt_accepts(a.game_id)
 
     def test_generation_differs_across_seeds(self):
         assert P.generate("easy", seed=0).game_id != P.generate("easy", seed=1).game_id
@@ -254,3 +265,16 @@ class TestUnits:
         u = names["the clue 3 at (1,2)"]
         assert u.premises == (Claim("clue", ((1, 2),), 3),)
         assert "adjacent cells (2,2) and (2,3)" in names
+
+
+EXTRA_CLAIMS = [Claim("value", ((1, 1),), "W"), Claim("clue", ((1, 1),), 5, False)]
+def test_claim_texts_read_back_through_the_trace_reader():
+    """Everything ``claim_text`` writes is read back as the same claim by the deterministic trace reader (generic
+    cell-value patterns + this puzzle's ``parse_claim_text``)."""
+    schema = pytest.importorskip("reasonshape.extraction.schema")
+    for row in ROWS[::3]:
+        inst = P.parse_game_id(row["game_id"])
+        reader = schema.SchemaReader(P, inst)
+        c_star = sorted(P.solution_claims(inst))
+        for claim in c_star + [c.negated() for c in c_star] + list(P.given_claims(inst)) + EXTRA_CLAIMS:
+            assert [m.claim for m in reader.read(P.claim_text(claim))] == [claim], P.claim_text(claim)

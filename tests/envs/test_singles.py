@@ -7,6 +7,7 @@ shared/data). Hand-derived values show their arithmetic in comments.
 import itertools
 import json
 import os
+import pickle
 import re
 import subprocess
 import time
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from reasonshape import envs
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
+from reasonshape.envs._singles_grade import EASY, TRICKY, grade_solve
 from reasonshape.envs.singles import PUZZLE, SinglesParams
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
 
@@ -96,6 +98,13 @@ class TestDesc:
             P.parse_desc(P.parse_params("3x3de"), desc)
         assert e.value.position == pos
 
+    @settings(max_examples=60, deadline=None)
+    @given(nums=st.lists(st.integers(1, 40), min_size=80, max_size=80))
+    def test_desc_round_trip_property(self, nums):
+        grid = tuple(tuple(nums[r * 40:(r + 1) * 40]) for r in range(2))
+        params = P.parse_params("40x2de")  # numbers up to max(w, h) = 40 use digits, a-z and A-Z
+        assert P.parse_desc(params, P.encode_desc(grid)).data.nums == grid
+
     def test_decode_move(self):
         inst = P.parse_game_id("3x3de:221231322")
         # B<x>,<y>: x is the column. "B2,0" blackens row 1, column 3; unmentioned cells stay white; E erases.
@@ -148,6 +157,39 @@ class TestGenerate:
         assert a.game_id.startswith(P.LEVELS[level] + ":")
         assert P.parse_game_id(a.game_id).data == a.data and P.encode_desc(a.data.nums) == a.desc
         assert any("B" in row for row in P.unique_solution(a))  # C* is never empty
+
+    @pytest.mark.parametrize("level", list(envs.LEVEL_NAMES))
+    def test_grade_is_the_collections(self, level):
+        inst = P.generate(level, seed=6)
+        sol = P.unique_solution(inst)
+        grade = EASY if inst.params.diff == "e" else TRICKY
+        assert grade_solve(inst.data.nums, grade) == sol
+        if grade == TRICKY:
+            assert grade_solve(inst.data.nums, EASY, sneaky=True) is None
+
+    @pytest.mark.parametrize("row", ROWS, ids=_id)
+    def test_techniques_reproduce_the_collections_grades(self, row):
+        # Easy dev instances are finished by the easy techniques; tricky ones need the tricky techniques and are
+        # not finished by the easy ones even after the sneaky step, exactly as the collection generated them.
+        inst = P.parse_game_id(row["game_id"])
+        sol = P.unique_solution(inst)
+        if inst.params.diff == "e":
+            assert grade_solve(inst.data.nums, EASY) == sol
+        else:
+            assert grade_solve(inst.data.nums, TRICKY) == sol
+            assert grade_solve(inst.data.nums, EASY, sneaky=True) is None
+
+    def test_techniques_by_hand(self):
+        # 3x3 "221 / 231 / 322": the corner cells (1,1), (1,2), (2,1) show 2 2 2 in an L, so its apex (1,1) is
+        # black; its neighbours turn white; the white 2 at (1,2) blackens the 2 at (3,2) of its column, whose
+        # neighbours turn white; the white (3,3) then has one non-black neighbour left, (2,3), which turns white
+        # and blackens the other 1 of column 3, (1,3).
+        nums = ((2, 2, 1), (2, 3, 1), (3, 2, 2))
+        assert grade_solve(nums, EASY) == (("B", "W", "B"), ("W", "W", "W"), ("W", "B", "W"))
+        # A Latin square has several solutions: no technique applies and nothing is decided.
+        assert grade_solve(((1, 2, 3), (2, 3, 1), (3, 1, 2)), TRICKY) is None
+        # Contradictory numbers (2x2 all 1s would need two adjacent blacks) give None, not an exception.
+        assert grade_solve(((1, 1), (1, 1)), TRICKY) is None
 
     def test_seed_changes_instance(self):
         ids = {P.generate("hard", seed=s).game_id for s in range(3)}
@@ -336,3 +378,13 @@ class TestUnits:
         assert row1.allowed(("B", "W", "W")) and row1.allowed(("W", "B", "W"))
         assert not row1.allowed(("W", "W", "B"))
         assert [c.value for c in row1.premises] == [2, 2, 1]
+
+
+def test_instances_and_units_pickle():
+    # Workers (TRL reward processes, multiprocessing generation) receive instances and units by pickle.
+    inst = P.parse_game_id(ROWS[0]["game_id"])
+    again = pickle.loads(pickle.dumps(inst))
+    assert again == inst and again.data == inst.data
+    sol = P.unique_solution(inst)
+    for unit in pickle.loads(pickle.dumps(P.units(inst))):
+        assert unit.allowed(tuple(sol[r - 1][c - 1] for r, c in unit.variables))

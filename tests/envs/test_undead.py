@@ -349,3 +349,31 @@ def test_property_random_corruption_rejected_and_round_trip(data):
     r, c = data.draw(st.sampled_from(cells))
     alt = data.draw(st.sampled_from([v for v in "GVZ" if v != sol[r][c]]))
     assert P.check(inst, _swap(sol, r, c, alt)).rules[0] == "total"
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(3, 9), st.integers(3, 9), st.integers(0, 10**6))
+def test_property_encode_parse_round_trip(w, h, seed):
+    import random
+
+    from reasonshape.envs.undead import _make_data
+
+    if w > 54 // h:
+        w = 54 // h
+    rng = random.Random(seed)
+    grid = [[rng.choice("\\/.......GVZ") for _ in range(w)] for _ in range(h)]
+    n = sum(v not in "\\/" for row in grid for v in row)
+    g = rng.randint(0, n)
+    v = rng.randint(0, n - g)
+    data = _make_data(grid, (g, v, n - g - v), [rng.randint(0, 20) for _ in range(2 * (w + h))], w, h)
+    inst = P.parse_game_id(f"{w}x{h}dn:" + _encode_desc(data, w, h))
+    assert inst.data == data
+
+
+@pytest.mark.parametrize("text", ["9" * 1_000_000, "(1," * 333_334, "(1,1) and " * 100_000, "(" + " " * 999_999,
+                                  "row 1 has " * 100_000, "there are " * 100_000])
+def test_claim_reader_linear_on_adversarial_text(text):
+    inst = P.parse_game_id(SMALL)
+    t = time.perf_counter()
+    P.parse_claim_text(inst, text)
+    assert time.perf_counter() - t < 2.0

@@ -7,6 +7,7 @@ shared/data). Hand-derived values show their arithmetic in comments.
 import itertools
 import json
 import os
+import pickle
 import subprocess
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from reasonshape import envs
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
-from reasonshape.envs.unruly import PUZZLE, UnrulyParams
+from reasonshape.envs.unruly import _DIFFS, PUZZLE, UnrulyParams, _deduce, _deduce_partial
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
@@ -150,6 +151,14 @@ class TestSolve:
             assert len(set(sol)) == 6 and len(set(zip(*sol, strict=True))) == 6
             assert P.check(inst, sol).ok
 
+    @settings(max_examples=60, deadline=None)
+    @given(cells=st.lists(st.sampled_from([None, None, None, 0, 1]), min_size=64, max_size=64))
+    def test_desc_round_trip_property(self, cells):
+        # Any grid of givens encodes to a desc that parses back to the same givens (8x8: 65 positions).
+        grid = tuple(tuple(cells[r * 8:(r + 1) * 8]) for r in range(8))
+        desc = P.encode_desc(grid)
+        assert P.parse_desc(P.parse_params("8x8de"), desc).data.givens == grid
+
     def test_decode_rejects_bad_move(self, easy):
         with pytest.raises(ValueError):
             P.decode_tatham_solution(easy[0], "S0101")
@@ -170,12 +179,44 @@ class TestGenerate:
     def test_seed_changes_instance(self):
         assert P.generate("easy", seed=1).game_id != P.generate("easy", seed=2).game_id
 
-    def test_clue_density_falls_with_level(self):
-        # Trivial keeps >= 50% of 36 cells given (18); normal 8x8 keeps >= 36% of 64 (23).
-        triv = P.generate("trivial", seed=3)
-        assert sum(v is not None for row in triv.data.givens for v in row) >= 18
-        norm = P.generate("normal", seed=3)
-        assert sum(v is not None for row in norm.data.givens for v in row) >= 23
+    @pytest.mark.parametrize("level", list(envs.LEVEL_NAMES))
+    def test_grade_is_the_collections(self, level):
+        # Solvable by the deductions of its difficulty letter, and (above trivial) not by the grade below.
+        inst = P.generate(level, seed=3)
+        grade = _DIFFS.index(inst.params.diff)
+        cells = _deduce(inst.params, inst.data.givens, grade)
+        sol = P.unique_solution(inst)
+        assert cells == [v for row in sol for v in row]
+        if grade:
+            assert _deduce(inst.params, inst.data.givens, grade - 1) is None
+
+    @pytest.mark.parametrize("row", ROWS, ids=_id)
+    def test_deductions_reproduce_the_collections_grades(self, row):
+        # Each dev instance is solved at its own grade and not one grade lower, as the collection generated it.
+        inst = P.parse_game_id(row["game_id"])
+        grade = _DIFFS.index(inst.params.diff)
+        assert _deduce(inst.params, inst.data.givens, grade) is not None
+        if grade:
+            assert _deduce(inst.params, inst.data.givens, grade - 1) is None
+
+    @pytest.mark.parametrize("row,level,expected", [
+        # Trivial: a pair forces the other value on both sides; "1 . 1" forces a 0 between.
+        ([None, 1, 1, None, None, None], 0, [0, 1, 1, 0, None, None]),
+        ([1, None, 1, None, None, None], 0, [1, 0, 1, None, None, None]),
+        # Trivial "single gap": three 1s and two 0s placed, the last cell is a 0.
+        ([1, 0, 1, None, 0, 1], 0, [1, 0, 1, 0, 0, 1]),
+        # Easy: three 1s placed, the rest are 0s (trivial rules alone cannot do it).
+        ([1, 1, 0, None, 1, None], 0, [1, 1, 0, None, 1, None]),
+        ([1, 1, 0, None, 1, None], 1, [1, 1, 0, 0, 1, 0]),
+        # Normal, the collection's own example: "1 1 0 . . ." needs one 1 and two 0s; a 1 at the end would leave
+        # "0 0" after the 0, three 0s in a row, so the last cell is a 0.
+        ([1, 1, 0, None, None, None], 1, [1, 1, 0, None, None, None]),
+        ([1, 1, 0, None, None, None], 2, [1, 1, 0, None, None, 0]),
+    ])
+    def test_deductions_by_hand(self, row, level, expected):
+        # One 6-cell row on top of an empty 6x6 grid (columns add nothing with a single known row).
+        grid = [row] + [[None] * 6 for _ in range(5)]
+        assert _deduce_partial(P.parse_params("6x6dt"), grid, level)[:6] == expected
 
     def test_native_descs_are_accepted_by_the_collection(self):
         if P.sgt_binary() is None:
@@ -368,3 +409,13 @@ class TestUnits:
         assert len(pairs) == 2 * 15  # C(6,2) row pairs + C(6,2) column pairs
         u = next(u for u in pairs if u.name == "rows 1 and 2")
         assert not u.allowed((0, 0, 1, 1, 0, 1) * 2) and u.allowed((0, 0, 1, 1, 0, 1, 1, 1, 0, 0, 1, 0))
+
+
+def test_instances_and_units_pickle():
+    # Workers (TRL reward processes, multiprocessing generation) receive instances and units by pickle.
+    inst = P.parse_game_id(ROWS[0]["game_id"])
+    again = pickle.loads(pickle.dumps(inst))
+    assert again == inst and again.data == inst.data
+    sol = P.unique_solution(inst)
+    for unit in pickle.loads(pickle.dumps(P.units(inst))):
+        assert unit.allowed(tuple(sol[r - 1][c - 1] for r, c in unit.variables))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import networkx as nx
 import pytest
@@ -204,6 +205,11 @@ class TestJSON:
         assert h.node(2).claim.value == (2, "T")  # tuple values survive
         assert h.meta == {"puzzle": "toy", "n_sentences": 5}
         assert list(h) == list(g)
+
+    def test_pickle_round_trip(self):
+        g = small()
+        h = pickle.loads(pickle.dumps(g))
+        assert h == g and h.occurrences(c(1, 2)) == (1, 4)
 
     def test_round_trip_keeps_merge_map(self):
         m = small().merge_static_restatements()

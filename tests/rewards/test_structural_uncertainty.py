@@ -513,6 +513,7 @@ class TestScoreGroups:
         honest = score_group("P", _group(6).completions,
                              PairwiseJudge(_FakeJudge("consistent_hard"), both_orders=True), m=2)
         assert honest.position_consistency == 1.0
+        assert np.array_equal(honest.outcomes, (honest.pairs[..., 0] > honest.pairs[..., 1]).astype(float))
         assert single.position_consistency is None
 
     def test_unparseable_replies(self):

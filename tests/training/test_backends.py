@@ -84,6 +84,15 @@ class TestTinyModel:
         assert with_gen == without + "<|im_start|>assistant\n"
         assert tok.chat_template == TINY_CHAT_TEMPLATE
 
+    def test_bad_tokenizer_settings(self):
+        from reasonshape.training.tiny import tiny_corpus
+
+        with pytest.raises(ConfigError, match="vocab_size must be >= 300"):
+            build_tiny_tokenizer(0, vocab_size=100)
+        with pytest.raises(ConfigError, match="n_lines"):
+            tiny_corpus(0, n_lines=0)
+        assert tiny_corpus(3, 50) == tiny_corpus(3, 50) != tiny_corpus(4, 50)
+
     def test_special_tokens_are_single_tokens(self, tiny_model_dir):
         from transformers import AutoTokenizer
 

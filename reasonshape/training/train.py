@@ -1,0 +1,641 @@
+"""``reasonshape train`` (GRPO with TRL on Tatham puzzles) and ``reasonshape ablate`` (a grid of reward configs).
+
+``reasonshape train --config configs/grpo_cpu_smoke.yaml [--flag value ...]`` parses three dataclasses with TRL's
+``TrlParser`` (defaults, then the YAML file, then command-line flags): :class:`ReasonshapeArguments` (puzzles,
+levels, dataset size and seed, rewards and shaping weights, extraction mode, judge), TRL's ``GRPOConfig`` and TRL's
+``ModelConfig``. It builds the prompt dataset (:func:`reasonshape.envs.dataset.build_dataset`), the reward functions
+sharing one scorer (:func:`reasonshape.rewards.functions.get_reward_functions`), a ``GRPOTrainer``, trains, saves
+the model and writes ``<output_dir>/reasonshape_result.json`` (final metrics, runtime).
+
+``reasonshape ablate --configs configs/ablations/*.yaml --out runs/ablations`` runs each config in sequence into
+``<out>/<config name>/`` (skipping those already finished), and writes ``<out>/comparison.md``: one table of final
+reward means per reward key, accuracy, mean eta, claim accuracy and runtime.
+
+The same reward functions work from ``trl grpo`` by dotted path (``reasonshape.rewards.functions.accuracy_reward``
+...); see ``docs/training.md``. Heavy imports (torch, transformers, trl) happen inside the functions, so
+``reasonshape --help`` stays fast. Source: reasonshape choice, following TRL's script layout (dataclasses, then
+parser, then ``main(args)``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+from reasonshape.errors import ConfigError
+
+__all__ = [
+    "ReasonshapeArguments",
+    "TrainResult",
+    "make_parser",
+    "parse_train_args",
+    "check_compatible",
+    "default_reward_weights",
+    "resolve_judge",
+    "run_training",
+    "train_main",
+    "run_ablation",
+    "ablate_main",
+    "add_parser",
+    "RESULT_FILE",
+    "COMPARISON_FILE",
+]
+
+#: File written into ``output_dir`` at the end of a run (read by ``reasonshape ablate``).
+RESULT_FILE = "reasonshape_result.json"
+#: The ablation's comparison table, written into ``--out``.
+COMPARISON_FILE = "comparison.md"
+#: Logged entries averaged for the "final" figures of the ablation table.
+FINAL_WINDOW = 5
+
+_REWARD_NAMES = ("accuracy", "format", "eta", "self_preference", "shaped")
+_LEVELS = ("trivial", "easy", "normal", "hard")
+
+
+@dataclass
+class ReasonshapeArguments:
+    """reasonshape's training arguments, parsed beside TRL's ``GRPOConfig`` and ``ModelConfig``.
+
+    Every field's documentation is its ``metadata["help"]`` (the text ``reasonshape train --help`` prints and
+    ``docs/training.md`` lists). ``__post_init__`` validates each field and raises
+    :class:`~reasonshape.errors.ConfigError` (a ``ValueError``) "<field> must be ..., got ...". Cross-checks with
+    ``GRPOConfig`` are in :func:`check_compatible`.
+    """
+
+    # ---------------------------------------------------------------------------------------------- data
+    puzzles: list[str] = field(
+        default_factory=lambda: ["tents"],
+        metadata={"help": "Puzzles to train on (registry names, e.g. tents solo lightup)."})
+    levels: list[str] = field(
+        default_factory=lambda: ["trivial"],
+        metadata={"help": "Difficulty levels among trivial, easy, normal, hard (METHOD.md §A)."})
+    dataset_size: int = field(
+        default=64,
+        metadata={"help": "Generated instances per (puzzle, level); the dataset has puzzles x levels x this rows."})
+    dataset_seed: int = field(
+        default=0, metadata={"help": "Seed of instance generation (item i depends only on seed, puzzle, level, i)."})
+    dataset_backend: Literal["native", "sgt"] = field(
+        default="native",
+        metadata={"help": "Instance generator: reasonshape's own ('native') or the collection's sgt-<puzzle> binary."})
+    # ---------------------------------------------------------------------------------------------- rewards
+    reward_funcs: list[str] = field(
+        default_factory=lambda: ["shaped", "accuracy", "format", "eta"],
+        metadata={"help": "Reward functions, in order, among accuracy, format, eta, self_preference, shaped. "
+                          "GRPOConfig.reward_weights follows this order; when it is unset and 'shaped' is listed, "
+                          "shaped gets weight 1 and the others 0 (logged, not trained on)."})
+    accuracy_weight: float = field(default=1.0, metadata={"help": "Shaped reward: weight of binary accuracy (> 0)."})
+    format_weight: float = field(default=0.1, metadata={"help": "Shaped reward: weight of the format term (>= 0)."})
+    eta_weight: float = field(
+        default=0.2, metadata={"help": "Shaped reward: weight of eta clipped to [0, 1] (>= 0)."})
+    self_preference_weight: float = field(
+        default=0.0,
+        metadata={"help": "Shaped reward: weight of the scaled preference mass (N*pibar_i - 1)/(N - 1) (>= 0); "
+                          "> 0 needs a judge."})
+    eta_only_correct: bool = field(
+        default=True, metadata={"help": "Only correct answers earn eta (shaped and eta rewards); wrong ones get 0."})
+    allow_gaming_weights: bool = field(
+        default=False,
+        metadata={"help": "Accept shaping weights under which a wrong answer could outscore a correct one."})
+    # ---------------------------------------------------------------------------------------------- extraction
+    extraction: Literal["deterministic", "llm", "off"] = field(
+        default="deterministic",
+        metadata={"help": "Claim extraction for eta: deterministic (no LLM), llm (OpenAI-compatible endpoint, "
+                          "falls back to deterministic), off (no claim graphs: no eta)."})
+    extraction_base_url: str | None = field(
+        default=None, metadata={"help": "OpenAI-compatible base URL (http(s)://host:port/v1) for extraction=llm."})
+    extraction_model: str | None = field(default=None, metadata={"help": "Served model name for extraction=llm."})
+    extraction_api_key_env: str = field(
+        default="OPENAI_API_KEY", metadata={"help": "Environment variable holding the extraction endpoint's key."})
+    # ---------------------------------------------------------------------------------------------- judge
+    judge: Literal["auto", "policy", "vllm_server", "vllm_colocate", "openai", "transformers"] = field(
+        default="auto",
+        metadata={"help": "Self-preference judge: policy (the live policy in process), vllm_server (the vLLM server "
+                          "of use_vllm/vllm_mode=server, which holds the current weights), vllm_colocate (TRL's "
+                          "colocated engine), openai (judge_base_url + judge_model), transformers (checkpoint "
+                          "judge_model); auto picks vllm_server / vllm_colocate / policy from GRPOConfig."})
+    judge_base_url: str | None = field(
+        default=None,
+        metadata={"help": "Judge endpoint for judge=openai (or to override vllm_server's URL), e.g. "
+                          "http://127.0.0.1:8000/v1."})
+    judge_model: str | None = field(
+        default=None,
+        metadata={"help": "Judge model: served name (openai, vllm_server; default model_name_or_path) or checkpoint "
+                          "path (transformers)."})
+    judge_api_key_env: str = field(
+        default="OPENAI_API_KEY", metadata={"help": "Environment variable holding the judge endpoint's key."})
+    judge_trials: int = field(
+        default=4, metadata={"help": "M, random spanning trees per group (M*(N-1) judge prompts per group), >= 1."})
+    judge_max_tokens: int = field(default=256, metadata={"help": "Tokens the judge may generate per verdict, >= 1."})
+    judge_temperature: float = field(default=1.0, metadata={"help": "Judge sampling temperature, >= 0."})
+    judge_max_candidate_tokens: int = field(
+        default=1024, metadata={"help": "Token budget per candidate shown to the judge (cut in the middle), >= 2."})
+    judge_both_orders: bool = field(
+        default=False, metadata={"help": "Judge every pair in both orders to cancel position bias (2x prompts)."})
+    judge_logprobs: int | None = field(
+        default=5, metadata={"help": "Top-k logprobs for soft verdicts (0-20), or None for hard verdicts only."})
+    su_pair_model: Literal["bradley_terry", "trueskill"] = field(
+        default="bradley_terry", metadata={"help": "Pairwise model of structural uncertainty (paper B §3.2)."})
+    su_aggregation: Literal["pagerank", "rank_centrality"] = field(
+        default="pagerank", metadata={"help": "Ranking distribution from the win matrix (PageRank, damping 0.85)."})
+    # ---------------------------------------------------------------------------------------------- model
+    build_tiny_model_if_missing: bool = field(
+        default=False,
+        metadata={"help": "When model_name_or_path is a missing local directory, build reasonshape's tiny random "
+                          "Qwen2 there first (CPU smoke runs; no download)."})
+    tiny_model_seed: int = field(default=0, metadata={"help": "Seed of the tiny model built when missing."})
+
+    def __post_init__(self):
+        from reasonshape.envs.registry import PUZZLE_NAMES
+        from reasonshape.rewards.functions import ShapingWeights
+
+        self.puzzles = _as_str_list(self.puzzles, "puzzles")
+        self.levels = _as_str_list(self.levels, "levels")
+        self.reward_funcs = _as_str_list(self.reward_funcs, "reward_funcs")
+        unknown = [p for p in self.puzzles if p not in PUZZLE_NAMES]
+        if not self.puzzles or unknown:
+            raise ConfigError(f"puzzles must be a non-empty list of {list(PUZZLE_NAMES)}, got {self.puzzles}")
+        if not self.levels or any(lv not in _LEVELS for lv in self.levels):
+            raise ConfigError(f"levels must be a non-empty list of {list(_LEVELS)}, got {self.levels}")
+        _check_int(self.dataset_size, "dataset_size", 1)
+        _check_int(self.dataset_seed, "dataset_seed", None)
+        if self.dataset_backend not in ("native", "sgt"):
+            raise ConfigError(f"dataset_backend must be 'native' or 'sgt', got {self.dataset_backend!r}")
+        if not self.reward_funcs or any(r not in _REWARD_NAMES for r in self.reward_funcs):
+            raise ConfigError(f"reward_funcs must be a non-empty list of {list(_REWARD_NAMES)}, got {self.reward_funcs}")
+        if len(set(self.reward_funcs)) != len(self.reward_funcs):
+            raise ConfigError(f"reward_funcs must not repeat a reward, got {self.reward_funcs}")
+        self.weights = ShapingWeights(  # raises ConfigError "<name> weight must be ..., got ..." / anti-gaming
+            accuracy=self.accuracy_weight, format=self.format_weight, eta=self.eta_weight,
+            self_preference=self.self_preference_weight, eta_only_correct=self.eta_only_correct,
+            allow_gaming=self.allow_gaming_weights)
+        if self.extraction not in ("deterministic", "llm", "off"):
+            raise ConfigError(f"extraction must be one of deterministic, llm, off, got {self.extraction!r}")
+        if self.extraction == "llm" and not (self.extraction_base_url and self.extraction_model):
+            raise ConfigError("extraction_base_url and extraction_model must be set for extraction=llm, got "
+                              f"{self.extraction_base_url!r} and {self.extraction_model!r}")
+        if self.extraction == "off" and ("eta" in self.reward_funcs or ("shaped" in self.reward_funcs
+                                                                        and self.eta_weight > 0)):
+            raise ConfigError("extraction must not be 'off' when eta is rewarded (eta in reward_funcs, or shaped "
+                              f"with eta_weight > 0), got extraction='off' with reward_funcs={self.reward_funcs}")
+        judges = ("auto", "policy", "vllm_server", "vllm_colocate", "openai", "transformers")
+        if self.judge not in judges:
+            raise ConfigError(f"judge must be one of {list(judges)}, got {self.judge!r}")
+        if self.judge == "openai" and not (self.judge_base_url and self.judge_model):
+            raise ConfigError(f"judge_base_url and judge_model must be set for judge=openai, got "
+                              f"{self.judge_base_url!r} and {self.judge_model!r}")
+        if self.judge == "transformers" and not self.judge_model:
+            raise ConfigError("judge_model must be a checkpoint path for judge=transformers, got None")
+        _check_int(self.judge_trials, "judge_trials", 1)
+        _check_int(self.judge_max_tokens, "judge_max_tokens", 1)
+        _check_int(self.judge_max_candidate_tokens, "judge_max_candidate_tokens", 2)
+        if self.judge_logprobs is not None:
+            _check_int(self.judge_logprobs, "judge_logprobs", 0)
+            if self.judge_logprobs > 20:
+                raise ConfigError(f"judge_logprobs must be None or an integer in [0, 20], got {self.judge_logprobs}")
+        if not isinstance(self.judge_temperature, int | float) or not math.isfinite(self.judge_temperature) \
+                or self.judge_temperature < 0:
+            raise ConfigError(f"judge_temperature must be a finite number >= 0, got {self.judge_temperature!r}")
+        _check_int(self.tiny_model_seed, "tiny_model_seed", None)
+
+    @property
+    def uses_judge(self) -> bool:
+        """Whether any active reward needs the self-preference judge."""
+        return "self_preference" in self.reward_funcs or ("shaped" in self.reward_funcs
+                                                          and self.self_preference_weight > 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _as_str_list(v: Any, name: str) -> list[str]:
+    if isinstance(v, str):
+        v = v.replace(",", " ").split()
+    if not isinstance(v, list | tuple) or not all(isinstance(x, str) for x in v):
+        raise ConfigError(f"{name} must be a list of strings, got {v!r}")
+    return list(v)
+
+
+def _check_int(v: Any, name: str, minimum: int | None) -> None:
+    if isinstance(v, bool) or not isinstance(v, int) or (minimum is not None and v < minimum):
+        what = "an integer" if minimum is None else f"an integer >= {minimum}"
+        raise ConfigError(f"{name} must be {what}, got {v!r}")
+
+
+# ===================================================================================================== parsing
+def make_parser(prog: str = "reasonshape train"):
+    """TRL's ``TrlParser`` over (:class:`ReasonshapeArguments`, ``GRPOConfig``, ``ModelConfig``)."""
+    from trl import GRPOConfig, ModelConfig, TrlParser
+
+    return TrlParser((ReasonshapeArguments, GRPOConfig, ModelConfig), prog=prog,
+                     description="GRPO on Simon Tatham's puzzles with reasonshape's rewards (TRL GRPOTrainer).")
+
+
+def parse_train_args(argv: list[str] | None = None):
+    """Parse ``--config x.yaml`` plus flag overrides into ``(ReasonshapeArguments, GRPOConfig, ModelConfig)``.
+
+    Raises
+    ------
+    ConfigError
+        An invalid field value (also TRL's ``ValueError`` for its own fields, re-raised as ConfigError), or a
+        config file that cannot be read.
+    """
+    parser = make_parser()
+    try:
+        rs, grpo, model = parser.parse_args_and_config(args=list(argv or []))
+    except ConfigError:
+        raise
+    except (ValueError, OSError) as e:
+        raise ConfigError(str(e)) from e
+    check_compatible(rs, grpo, model)
+    return rs, grpo, model
+
+
+def default_reward_weights(rs: ReasonshapeArguments, grpo: Any) -> list[float] | None:
+    """TRL ``reward_weights`` for ``rs.reward_funcs``: the config's when set, else 1 for ``shaped`` and 0 for the
+    others when ``shaped`` is listed (they are then logged, not trained on), else ``None`` (TRL: all 1)."""
+    if grpo.reward_weights is not None:
+        return list(grpo.reward_weights)
+    if "shaped" in rs.reward_funcs:
+        return [1.0 if r == "shaped" else 0.0 for r in rs.reward_funcs]
+    return None
+
+
+def resolve_judge(rs: ReasonshapeArguments, grpo: Any, model: Any) -> Any:
+    """The :class:`~reasonshape.rewards.functions.JudgeSettings` for this run, or ``None`` when no reward needs it.
+
+    ``auto`` becomes ``vllm_server`` with ``use_vllm`` and ``vllm_mode='server'`` (an OpenAI-compatible client to
+    ``vllm_server_base_url`` or ``http://<vllm_server_host>:<vllm_server_port>``, ``/v1`` appended; host 0.0.0.0
+    means this machine), ``vllm_colocate`` with ``vllm_mode='colocate'``, else ``policy``.
+    """
+    from reasonshape.rewards.functions import JudgeSettings
+
+    if not rs.uses_judge:
+        return None
+    kind = rs.judge
+    if kind == "auto":
+        kind = ("vllm_server" if grpo.vllm_mode == "server" else "vllm_colocate") if grpo.use_vllm else "policy"
+    common = dict(trials=rs.judge_trials, max_tokens=rs.judge_max_tokens, temperature=rs.judge_temperature,
+                  max_candidate_tokens=rs.judge_max_candidate_tokens, both_orders=rs.judge_both_orders,
+                  logprobs=rs.judge_logprobs, pair_model=rs.su_pair_model, aggregation=rs.su_aggregation,
+                  seed=grpo.seed, api_key_env=rs.judge_api_key_env)
+    if kind == "vllm_server":
+        url = rs.judge_base_url or grpo.vllm_server_base_url
+        if not url:
+            host = "127.0.0.1" if grpo.vllm_server_host in ("0.0.0.0", "::") else grpo.vllm_server_host
+            url = f"http://{host}:{grpo.vllm_server_port}"
+        url = url.rstrip("/")
+        url = url if url.endswith("/v1") else url + "/v1"
+        return JudgeSettings(kind="openai", base_url=url, model=rs.judge_model or model.model_name_or_path, **common)
+    if kind == "openai":
+        return JudgeSettings(kind="openai", base_url=rs.judge_base_url, model=rs.judge_model, **common)
+    if kind == "transformers":
+        return JudgeSettings(kind="transformers", model=rs.judge_model, **common)
+    return JudgeSettings(kind="vllm" if kind == "vllm_colocate" else "policy", **common)
+
+
+def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
+    """Cross-checks between reasonshape's arguments and TRL's, done when the config is built (not at step 1,000).
+
+    Raises
+    ------
+    ConfigError
+        ``model_name_or_path`` unset; ``remove_unused_columns`` true (the rewards need the ``puzzle`` and
+        ``game_id`` columns); ``reward_weights`` of the wrong length; a self-preference judge while a process could
+        receive part of a group (several processes and ``per_device_train_batch_size`` not a multiple of
+        ``num_generations``); ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
+    """
+    if not model.model_name_or_path:
+        raise ConfigError("model_name_or_path must be set (a local directory or hub id), got None")
+    if grpo.remove_unused_columns:
+        raise ConfigError("remove_unused_columns must be False: the rewards read the dataset's 'puzzle' and "
+                          "'game_id' columns, got True")
+    if grpo.reward_weights is not None and len(grpo.reward_weights) != len(rs.reward_funcs):
+        raise ConfigError(f"reward_weights must have one weight per reward in reward_funcs {rs.reward_funcs}, got "
+                          f"{list(grpo.reward_weights)}")
+    if rs.uses_judge:
+        n_proc = int(getattr(grpo, "world_size", 1) or 1)
+        if n_proc > 1 and grpo.per_device_train_batch_size % grpo.num_generations:
+            raise ConfigError(
+                "per_device_train_batch_size must be a multiple of num_generations when self-preference is used on "
+                f"several processes (each process must see whole groups), got per_device_train_batch_size="
+                f"{grpo.per_device_train_batch_size}, num_generations={grpo.num_generations}, processes={n_proc}")
+        if rs.judge == "vllm_server" and not (grpo.use_vllm and grpo.vllm_mode == "server"):
+            raise ConfigError(f"judge must not be 'vllm_server' without use_vllm=True and vllm_mode='server', got "
+                              f"use_vllm={grpo.use_vllm}, vllm_mode={grpo.vllm_mode!r}")
+        if rs.judge == "vllm_colocate" and not (grpo.use_vllm and grpo.vllm_mode == "colocate"):
+            raise ConfigError(f"judge must not be 'vllm_colocate' without use_vllm=True and vllm_mode='colocate', "
+                              f"got use_vllm={grpo.use_vllm}, vllm_mode={grpo.vllm_mode!r}")
+
+
+# ===================================================================================================== training
+@dataclass
+class TrainResult:
+    """What a training run produced.
+
+    Attributes
+    ----------
+    output_dir : Path
+        Where the model and :data:`RESULT_FILE` were written.
+    final_metrics : dict of str to float
+        Means over the last :data:`FINAL_WINDOW` logged steps of every logged metric (rewards, reasonshape/*...).
+    log_history : list of dict
+        TRL's ``trainer.state.log_history``.
+    runtime_s : float
+        Wall-clock seconds of the whole run (dataset, model, training, saving).
+    global_step : int
+    trainer : GRPOTrainer or None
+        The trainer (kept in process; not serialised).
+    """
+
+    output_dir: Path
+    final_metrics: dict[str, float]
+    log_history: list[dict[str, Any]]
+    runtime_s: float
+    global_step: int
+    trainer: Any = None
+
+
+def final_metrics(log_history: list[dict[str, Any]], window: int = FINAL_WINDOW) -> dict[str, float]:
+    """Mean of each numeric metric over the last ``window`` step logs (entries with a ``reward`` key).
+
+    Examples
+    --------
+    >>> final_metrics([{"reward": 0.0, "step": 1}, {"reward": 1.0, "step": 2}], window=5)
+    {'reward': 0.5, 'step': 1.5}
+    """
+    steps = [h for h in log_history if "reward" in h]
+    tail = steps[-window:] if window > 0 else steps
+    keys = sorted({k for h in tail for k, v in h.items() if isinstance(v, int | float) and not isinstance(v, bool)})
+    out = {}
+    for k in keys:
+        vals = [float(h[k]) for h in tail if isinstance(h.get(k), int | float) and math.isfinite(float(h[k]))]
+        if vals:
+            out[k] = sum(vals) / len(vals)
+    return out
+
+
+def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_path: str | None = None) -> TrainResult:
+    """Build the dataset, rewards and trainer, train, save, and write :data:`RESULT_FILE`.
+
+    Parameters
+    ----------
+    rs, grpo, model_args
+        As returned by :func:`parse_train_args`.
+    config_path : str, optional
+        Recorded in the result file.
+
+    Returns
+    -------
+    TrainResult
+
+    Raises
+    ------
+    ConfigError
+        Invalid combination of arguments (:func:`check_compatible`).
+
+    Notes
+    -----
+    With ``build_tiny_model_if_missing`` and a ``model_name_or_path`` that does not exist, reasonshape's tiny
+    random Qwen2 (:func:`reasonshape.training.tiny.build_tiny_model`) is built there first: nothing is downloaded.
+    """
+    t0 = time.perf_counter()
+    check_compatible(rs, grpo, model_args)
+    from trl import GRPOTrainer, get_peft_config
+
+    from reasonshape.envs.dataset import build_dataset
+    from reasonshape.rewards.functions import RewardScorer, get_reward_functions
+
+    model_path = model_args.model_name_or_path
+    if rs.build_tiny_model_if_missing and not Path(model_path).expanduser().exists():
+        from reasonshape.training.tiny import build_tiny_model
+
+        build_tiny_model(Path(model_path).expanduser(), seed=rs.tiny_model_seed)
+
+    dataset = build_dataset(rs.puzzles, rs.levels, n=rs.dataset_size, seed=rs.dataset_seed,
+                            backend=rs.dataset_backend)
+    llm_backend = None
+    if rs.extraction == "llm":
+        from reasonshape.training.backends import OpenAICompatibleBackend
+
+        llm_backend = OpenAICompatibleBackend(base_url=rs.extraction_base_url, model=rs.extraction_model,
+                                              api_key_env=rs.extraction_api_key_env)
+    judge = resolve_judge(rs, grpo, model_args)
+    scorer = RewardScorer(extract=rs.extraction != "off", llm_backend=llm_backend, judge=judge,
+                          num_generations=grpo.num_generations)
+    reward_funcs = get_reward_functions(rs.reward_funcs, weights=rs.weights, eta_only_correct=rs.eta_only_correct,
+                                        scorer=scorer)
+    grpo.reward_weights = default_reward_weights(rs, grpo)
+
+    model_init_kwargs = dict(revision=model_args.model_revision, trust_remote_code=grpo.trust_remote_code,
+                             attn_implementation=model_args.attn_implementation, dtype=model_args.dtype)
+    if isinstance(grpo.model_init_kwargs, dict):
+        model_init_kwargs.update(grpo.model_init_kwargs)
+    grpo.model_init_kwargs = model_init_kwargs
+    trainer = GRPOTrainer(model=model_path, reward_funcs=reward_funcs, args=grpo, train_dataset=dataset,
+                          peft_config=get_peft_config(model_args))
+    if judge is not None and judge.kind == "policy":
+        scorer.bind_policy(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
+    elif judge is not None and judge.kind == "vllm":
+        from reasonshape.training.backends import VLLMBackend
+
+        scorer.bind_judge_backend(VLLMBackend(llm=trainer.vllm_generation.llm))
+
+    trainer.train(resume_from_checkpoint=grpo.resume_from_checkpoint)
+    trainer.save_model(grpo.output_dir)
+    runtime = time.perf_counter() - t0
+    history = list(trainer.state.log_history)
+    result = TrainResult(output_dir=Path(grpo.output_dir), final_metrics=final_metrics(history),
+                         log_history=history, runtime_s=runtime, global_step=int(trainer.state.global_step),
+                         trainer=trainer)
+    if trainer.accelerator.is_main_process:
+        _write_result(result, rs, grpo, config_path)
+    return result
+
+
+def _write_result(result: TrainResult, rs: ReasonshapeArguments, grpo: Any, config_path: str | None) -> None:
+    out = Path(grpo.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    record = {
+        "completed": True, "config": config_path, "runtime_s": result.runtime_s, "global_step": result.global_step,
+        "final_metrics": result.final_metrics, "reward_funcs": rs.reward_funcs,
+        "reward_weights": grpo.reward_weights, "shaping_weights": asdict(rs.weights),
+        "reasonshape_args": {k: v for k, v in rs.to_dict().items()}, "log_history": result.log_history,
+    }
+    (out / RESULT_FILE).write_text(json.dumps(record, indent=1, default=str))
+
+
+def train_main(args: argparse.Namespace) -> int:
+    """``reasonshape train``: parse the TRL-style arguments in ``args.trl_args`` and train. Returns the exit code."""
+    argv = list(getattr(args, "trl_args", None) or [])
+    if any(a in ("-h", "--help") for a in argv):
+        make_parser().print_help()
+        return 0
+    if not argv:
+        print("reasonshape train: give a config, e.g. reasonshape train --config configs/grpo_cpu_smoke.yaml "
+              "(reasonshape train --help lists every option)", file=sys.stderr)
+        return 2
+    rs, grpo, model = parse_train_args(argv)
+    config = argv[argv.index("--config") + 1] if "--config" in argv[:-1] else None
+    result = run_training(rs, grpo, model, config_path=config)
+    fm = result.final_metrics
+    shown = {k: round(v, 4) for k, v in fm.items() if k.startswith(("rewards/", "reasonshape/")) or k == "reward"}
+    print(json.dumps({"output_dir": str(result.output_dir), "global_step": result.global_step,
+                      "runtime_s": round(result.runtime_s, 2), "final": shown}, indent=1))
+    return 0
+
+
+# ===================================================================================================== ablation
+def _override_args(sets: list[str] | None) -> list[str]:
+    out: list[str] = []
+    for s in sets or []:
+        key, sep, value = s.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set must be KEY=VALUE, got {s!r}")
+        out += [f"--{key.strip().lstrip('-')}", value]
+    return out
+
+
+def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | None = None,
+                 rerun: bool = False) -> Path:
+    """Run each config in sequence into ``<out>/<config stem>/`` and write ``<out>/comparison.md``.
+
+    Parameters
+    ----------
+    configs : list of str
+        YAML configs for ``reasonshape train`` (distinct file stems).
+    out : str or Path
+        Output root.
+    overrides : list of str, optional
+        Extra ``--flag value`` arguments applied to every run (after the config; ``output_dir`` is always set to
+        the run's folder).
+    rerun : bool
+        Re-run configs that already finished (default: skip a run whose :data:`RESULT_FILE` says completed, so an
+        interrupted ablation resumes where it stopped).
+
+    Returns
+    -------
+    Path
+        The comparison table's path.
+
+    Raises
+    ------
+    ConfigError
+        No configs, a missing config file, or two configs with the same stem. A run that fails is recorded in the
+        table as failed (with the error) and the next config runs.
+    """
+    if not configs:
+        raise ConfigError("configs must list at least one YAML file, got []")
+    stems = [Path(c).stem for c in configs]
+    if len(set(stems)) != len(stems):
+        raise ConfigError(f"configs must have distinct file names (each names its run folder), got {stems}")
+    missing = [c for c in configs if not Path(c).is_file()]
+    if missing:
+        raise ConfigError(f"configs must be existing files, got missing {missing}")
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for cfg, stem in zip(configs, stems, strict=True):
+        run_dir = root / stem
+        record = _read_result(run_dir)
+        if record is not None and not rerun:
+            print(f"[ablate] {stem}: finished earlier, skipped ({run_dir / RESULT_FILE})", file=sys.stderr)
+            rows.append((stem, "done (cached)", record))
+            continue
+        print(f"[ablate] {stem}: training ({cfg})", file=sys.stderr)
+        argv = ["--config", cfg, *(overrides or []), "--output_dir", str(run_dir)]
+        try:
+            rs, grpo, model = parse_train_args(argv)
+            run_training(rs, grpo, model, config_path=cfg)
+            record = _read_result(run_dir)
+            rows.append((stem, "done", record or {}))
+        except Exception as e:  # one failed config must not lose the others
+            print(f"[ablate] {stem}: failed: {type(e).__name__}: {e}", file=sys.stderr)
+            rows.append((stem, f"failed: {type(e).__name__}: {str(e)[:120]}", {}))
+    path = root / COMPARISON_FILE
+    path.write_text(comparison_table(rows))
+    return path
+
+
+def _read_result(run_dir: Path) -> dict | None:
+    f = run_dir / RESULT_FILE
+    if not f.is_file():
+        return None
+    try:
+        rec = json.loads(f.read_text())
+    except (OSError, ValueError):
+        return None
+    return rec if rec.get("completed") else None
+
+
+def comparison_table(rows: list[tuple[str, str, dict]]) -> str:
+    """The ablation's markdown table: one row per config.
+
+    Columns: config, status, steps, trained reward (``reward``), each ``rewards/<name>/mean`` seen in any run
+    (final means over the last :data:`FINAL_WINDOW` logged steps; ``-`` where a run did not log it), accuracy
+    (``reasonshape/accuracy``), mean eta (``reasonshape/eta``), claim accuracy, reward time per completion and
+    the run's wall-clock seconds.
+    """
+    reward_keys = sorted({k for _, _, r in rows for k in (r.get("final_metrics") or {})
+                          if k.startswith("rewards/") and k.endswith("/mean")})
+    cols = ["config", "status", "steps", "reward"] + [k[len("rewards/"):-len("/mean")] for k in reward_keys] + [
+        "accuracy", "eta", "claim accuracy", "reward s/completion", "runtime s"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for name, status, rec in rows:
+        fm = rec.get("final_metrics") or {}
+
+        def cell(key, fmt="{:.3f}", _fm=fm):
+            v = _fm.get(key)
+            return "-" if v is None else fmt.format(v)
+
+        vals = [name, status, str(rec.get("global_step", "-")), cell("reward")]
+        vals += [cell(k) for k in reward_keys]
+        vals += [cell("reasonshape/accuracy"), cell("reasonshape/eta"), cell("reasonshape/claim_accuracy"),
+                 cell("reasonshape/reward_time_s", "{:.4f}")]
+        rt = rec.get("runtime_s")
+        vals.append("-" if rt is None else f"{rt:.1f}")
+        lines.append("| " + " | ".join(vals) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def ablate_main(args: argparse.Namespace) -> int:
+    """``reasonshape ablate``: run the configs, print and write the comparison table. 1 if a run failed."""
+    path = run_ablation(list(args.configs), args.out, overrides=_override_args(args.set), rerun=args.rerun)
+    text = path.read_text()
+    print(text)
+    print(f"written to {path}", file=sys.stderr)
+    return 1 if "| failed" in text else 0
+
+
+# ===================================================================================================== CLI
+def add_parser(subparsers: Any) -> None:
+    """Register ``train`` and ``ablate`` on the ``reasonshape`` command's subparsers (no heavy imports here).
+
+    ``train`` hands everything after it to TRL's parser (``--config FILE`` and any ``--<field> value`` of
+    ReasonshapeArguments, GRPOConfig or ModelConfig), so its options are those dataclasses' fields.
+    """
+    p = subparsers.add_parser(
+        "train", prefix_chars="+", add_help=False,
+        help="GRPO training with reasonshape's rewards (TRL): train --config configs/grpo_cpu_smoke.yaml",
+        description="GRPO training on Tatham puzzles. Usage: reasonshape train --config FILE [--FIELD VALUE ...]; "
+                    "'reasonshape train --help' lists every field.")
+    p.add_argument("trl_args", nargs=argparse.REMAINDER,
+                   help="--config FILE and --FIELD VALUE overrides (ReasonshapeArguments, GRPOConfig, ModelConfig)")
+    p.set_defaults(func=train_main)
+
+    a = subparsers.add_parser(
+        "ablate", help="run reward-ablation configs in sequence and write one comparison table",
+        description="Run each config with 'reasonshape train' into OUT/<config name>/ (finished runs are skipped "
+                    "unless --rerun) and write OUT/comparison.md.")
+    a.add_argument("--configs", nargs="+", required=True, metavar="YAML", help="training configs to compare")
+    a.add_argument("--out", default="runs/ablations", help="output folder (default: runs/ablations)")
+    a.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override a field in every run, e.g. --set max_steps=2 (repeatable)")
+    a.add_argument("--rerun", action="store_true", help="re-run configs that already finished")
+    a.set_defaults(func=ablate_main)

@@ -1,0 +1,118 @@
+"""Sentence segmentation and the deterministic claim schema."""
+
+import time
+
+import pytest
+
+from reasonshape import envs
+from reasonshape.envs import Claim
+from reasonshape.extraction.schema import SchemaReader
+from reasonshape.extraction.segment import split_sentences, trace_text
+
+SOLO = envs.get("solo")
+# A 4x4 sudoku (2x2 boxes) from the collection's dev data.
+INST = SOLO.parse_game_id("2x2:b3_1b2b2b1_3b")
+
+
+def claims(text, inst=INST, puzzle=SOLO):
+    return [m.claim for m in SchemaReader(puzzle, inst).read(text)]
+
+
+def v(r, c, x, positive=True):
+    return SOLO.value_claim((r, c), x, positive)
+
+
+class TestTraceText:
+    def test_reasoning_content_comes_first(self):
+        msg = [{"role": "assistant", "content": "<answer>x</answer>", "reasoning_content": "think"}]
+        assert trace_text(msg) == "think\n\n<answer>x</answer>"
+
+    def test_plain_and_none(self):
+        assert trace_text("abc") == "abc"
+        assert trace_text(None) == ""
+        assert trace_text(12) == ""
+
+    def test_thinking_key_and_content_parts(self):
+        msg = {"role": "assistant", "thinking": "t", "content": [{"type": "text", "text": "a"}]}
+        assert trace_text(msg) == "t\n\na"
+
+
+class TestSplitSentences:
+    def test_offsets_point_into_text(self):
+        text = "First (1,1) is 3. Then (1,2) is 4!\nRow 2: 1 2 3 4\n\n. . #"
+        sents = split_sentences(text)
+        assert [s.text for s in sents] == ["First (1,1) is 3.", "Then (1,2) is 4!", "Row 2: 1 2 3 4", ". . #"]
+        for s in sents:
+            assert text[s.start:s.end] == s.text
+
+    def test_no_split_inside_abbreviation_or_grid(self):
+        assert len(split_sentences("e.g. this stays. And this not")) == 2
+        assert len(split_sentences(". . . #")) == 1
+
+    def test_linear_on_one_megabyte(self):
+        text = "In row 1, (1,2) is 4. " * 50000
+        t0 = time.perf_counter()
+        assert len(split_sentences(text)) == 50000
+        assert time.perf_counter() - t0 < 5
+
+
+class TestSchema:
+    @pytest.mark.parametrize("text", ["(3,4) is 2", "(3, 4) = 2", "r3c4=2", "R3C4 must be 2", "row 3, column 4 is 2",
+                                      "cell at row 3 col 4 is 2", "Place 2 at (3,4)", "(3,4) contains the value 2"])
+    def test_cell_reference_variants(self, text):
+        assert claims(text) == [v(3, 4, 2)]
+
+    @pytest.mark.parametrize("text", ["(2,3) is not 1", "(2,3) can't be 1", "(2,3) cannot be 1", "(2,3) ≠ 1"])
+    def test_eliminations(self, text):
+        assert claims(text) == [v(2, 3, 1, False)]
+
+    def test_candidates(self):
+        assert claims("(2,3) can be 1 or 4") == [Claim("candidates", ((2, 3),), (1, 4))]
+
+    def test_row_listing(self):
+        assert claims("Row 4: 1 3 4 2") == [v(4, 1, 1), v(4, 2, 3), v(4, 3, 4), v(4, 4, 2)]
+
+    def test_out_of_domain_values_and_cells_are_dropped(self):
+        assert claims("(3,4) is 7 and (9,9) is 1") == []
+
+    def test_count_claims(self):
+        tents = envs.get("tents")
+        inst = tents.generate("easy", seed=0)
+        cl = [m.claim for m in SchemaReader(tents, inst).read("Row 3 needs 2 more tents and row 2 has 1 tent.")]
+        # "row 2 has 1 tent" is the tents clue claim (the puzzle's own kind wins over the generic count)
+        assert [c.kind for c in cl] == ["count_remaining", "row_count"]
+        assert cl[0].value == (2, tents.VALUE_WORDS["tent"]) and len(cl[0].cells) == inst.params.w
+        solo = [m.claim for m in SchemaReader(SOLO, INST).read("Row 3 has 2 3s")]
+        assert solo == []  # digits are not count words
+
+    def test_one_megabyte_trace_is_linear(self):
+        text = "(1,1) is 2 and r2c2 = 3; (4,4) can be 1 or 2. " * 22000
+        assert len(text) > 1_000_000
+        t0 = time.perf_counter()
+        out = SchemaReader(SOLO, INST).read(text)
+        assert len(out) == 3 * 22000
+        assert time.perf_counter() - t0 < 10
+
+    def test_pathological_backtracking_input(self):
+        # Long runs that nearly match (digits, spaces, commas, "or") must not blow up.
+        text = "(1,1) can be " + "1 or " * 20000 + "x" + "(" * 50000 + "1," * 50000
+        t0 = time.perf_counter()
+        SchemaReader(SOLO, INST).read(text)
+        assert time.perf_counter() - t0 < 10
+
+
+@pytest.mark.parametrize("name", envs.list_puzzles())
+def test_claim_text_reads_back(name):
+    """Every sentence a puzzle writes for its claims is read back as exactly that claim (the engine relies on it)."""
+    p = envs.get(name)
+    inst = p.generate("easy", seed=5)
+    reader = SchemaReader(p, inst)
+    sol = p.unique_solution(inst)
+    doms = p.variables(inst)
+    for var in sorted(doms, key=str)[:40]:
+        for val in doms[var]:
+            for positive in (True, False):
+                cl = p.value_claim(var, val, positive)
+                got = [m.claim for m in reader.read(p.claim_text(cl))]
+                assert got == [cl], (p.claim_text(cl), got)
+    assert sol is not None

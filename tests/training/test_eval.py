@@ -1,0 +1,356 @@
+"""Tests of ``reasonshape eval`` (reasonshape/training/eval.py): traces mode on hand-made and shipped real traces,
+sampling through the transformers backend and through ``transformers serve`` + the OpenAI-compatible backend,
+crash-safe resume (a real ``kill -9``), the results-log invariants (hypothesis), the reasoning-gym-eval importer and
+the CLI. Everything runs offline on CPU."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reasonshape.envs import get
+from reasonshape.envs.interop import TraceFileError
+from reasonshape.errors import ConfigError
+from reasonshape.training.eval import (
+    RESULT_KEYS,
+    EvalConfig,
+    ResultsLog,
+    TraceRecord,
+    embedded_traces_path,
+    import_reasoning_gym_eval,
+    load_traces,
+    main,
+    make_parser,
+    read_traces,
+    run_eval,
+)
+from reasonshape.training.manifest import load_manifest
+
+REPO = Path(__file__).resolve().parents[2]
+SU_KEYS = {"U", "A", "I", "preference_mass", "rank_stability"}
+
+
+# --------------------------------------------------------------------------------------------------- helpers
+def _solo_trivial():
+    """solo/trivial/0 of the shipped manifest (a 4x4 sudoku with 2x2 boxes) and its unique solution's text."""
+    entry = load_manifest("solo", "trivial")[0]
+    puzzle = get("solo")
+    inst = entry.instance()
+    return entry, puzzle.format_answer(inst, puzzle.unique_solution(inst))
+
+
+def _write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _handmade_traces(tmp_path: Path) -> Path:
+    entry, good = _solo_trivial()
+    rows = good.splitlines()
+    first = rows[0].split()
+    first[1], first[2] = first[2], first[1]  # swap two cells of row 1: breaks two columns
+    bad = "\n".join([" ".join(first)] + rows[1:])
+    traces = [
+        {"puzzle": "solo", "game_id": entry.game_id, "model": "m", "tokens": 40,
+         "completion": f"Row 1 needs 2, 3 and 4. Cell (1,2) is {good.split()[1]}.\n<answer>\n{good}\n</answer>"},
+        {"puzzle": "solo", "game_id": entry.game_id, "model": "m", "completion": f"<answer>{good}</answer>"},
+        {"puzzle": "solo", "game_id": entry.game_id, "model": "m", "finish_reason": "stop",
+         "completion": f"I think (1,2) is {first[1]}.\n<answer>\n{bad}\n</answer>"},
+        {"puzzle": "solo", "game_id": entry.game_id, "model": "other", "completion": "no idea"},
+        {"puzzle": "flip", "game_id": "3x3:abc", "model": "m", "completion": "<answer>x</answer>"},
+        {"puzzle": "solo", "game_id": "2x2:zzzz", "model": "m", "completion": "<answer>1</answer>"},
+    ]
+    return _write_jsonl(tmp_path / "traces.jsonl", traces)
+
+
+def _read(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+# --------------------------------------------------------------------------------------------------- traces mode
+class TestTracesMode:
+    def test_handmade_traces_hand_derived_values(self, tmp_path):
+        path = _handmade_traces(tmp_path)
+        summary = run_eval(EvalConfig(out=str(tmp_path / "out"), traces=str(path), progress=False))
+        recs = _read(summary.results_path)
+        assert [tuple(r) for r in recs] == [RESULT_KEYS] * 4  # exactly the schema's keys, in order
+        by = {(r["model"], r["sample"]): r for r in recs}
+        # the game ID is solo/trivial/0 of the manifest, so the level comes from the manifest
+        assert {r["level"] for r in recs} == {"trivial"}
+        assert [by[("m", i)]["correct"] for i in range(3)] == [True, True, False]
+        assert by[("m", 2)]["violations"] and by[("m", 0)]["violations"] == []
+        assert by[("m", 0)]["tokens"] == 40 and by[("m", 1)]["tokens"] is None
+        assert by[("m", 2)]["finish_reason"] == "stop"
+        # answers A, A, B: dispersion = -(2/3 ln 2/3 + 1/3 ln 1/3) = ln 3 - (2/3) ln 2 = 0.636514...
+        for i in range(3):
+            assert by[("m", i)]["dispersion"] == pytest.approx(math.log(3) - 2 / 3 * math.log(2), abs=1e-12)
+        # a group of one completion: no dispersion, no structural uncertainty; no answer -> a parse error
+        lone = by[("other", 0)]
+        assert lone["dispersion"] is None and lone["su"] is None and lone["parse_error"] and not lone["correct"]
+        assert all(r["su"] is None for r in recs)  # traces mode without a judge
+        for r in recs:
+            assert set(r["labels"]) == {"correct", "wrong", "unverifiable", "tentative"}
+            assert r["timing"]["sample_s"] is None and r["timing"]["score_s"] > 0
+        assert len({r["id"] for r in recs}) == 4
+        # skipped: one trace of an unknown puzzle, one with an unreadable game ID
+        assert "flip (1)" in summary.skipped and "1 traces whose game ID does not parse" in summary.skipped
+        assert summary.meta["skipped"] == [{"puzzle": "flip", "level": "external", "game_id": "3x3:abc",
+                                            "model": "m"}]
+        assert summary.meta["n_records"] == 4 and summary.meta["scoring_overhead_ms"]["n"] == 4
+
+    def test_embedded_real_traces_give_a_report(self, tmp_path):
+        summary = run_eval(EvalConfig(out=str(tmp_path / "out"), progress=False))
+        recs = _read(summary.results_path)
+        assert len(recs) == 24 == summary.n_new
+        assert {r["puzzle"] for r in recs} == {"solo", "unequal"}
+        assert {r["model"] for r in recs} == {"anthropic_claude-sonnet-4", "meta-llama_llama-4-maverick",
+                                              "meta-llama_llama-3.3-70b-instruct"}
+        assert any(r["correct"] for r in recs) and not all(r["correct"] for r in recs)
+        assert any(r["metrics"] is not None and r["metrics"]["n_nodes"] > 0 for r in recs)
+        graphs = [r for r in recs if r["graph"] is not None]
+        assert len(graphs) == 3 and all(g["graph"]["nodes"] for g in graphs)
+        md, html = summary.report_paths
+        assert md.read_text().startswith("# ") and "<html" in html.read_text().lower()
+        meta = json.loads(summary.meta_path.read_text())
+        assert meta["source"] == "embedded" and meta["scoring_overhead_ms"]["median"] > 0
+        assert set(meta["versions"]) >= {"reasonshape", "torch", "transformers", "trl"}
+        # a rerun resumes: nothing new, nothing duplicated
+        again = run_eval(EvalConfig(out=str(tmp_path / "out"), progress=False, report=False))
+        assert again.n_new == 0 and again.n_skipped_done == 9 and len(_read(again.results_path)) == 24
+        assert len(json.loads(again.meta_path.read_text())["sessions"]) == 2
+
+    def test_embedded_traces_file_is_our_schema_with_attribution(self):
+        traces = load_traces(embedded_traces_path())
+        assert len(traces) == 24
+        assert all(t.license == "Apache-2.0" and t.source.startswith("open-thought/reasoning-gym-eval@")
+                   for t in traces)
+        assert Counter(t.puzzle for t in traces) == {"solo": 16, "unequal": 8}
+        readme = (REPO / "reasonshape" / "data" / "README.md").read_text()
+        assert "embedded_traces.jsonl" in readme and "Apache-2.0" in readme
+
+    def test_subset_and_limit_in_traces_mode(self, tmp_path):
+        summary = run_eval(EvalConfig(out=str(tmp_path / "o"), puzzles=["unequal"], limit=2, progress=False,
+                                      report=False))
+        recs = _read(summary.results_path)
+        assert {r["puzzle"] for r in recs} == {"unequal"}
+        assert len({r["id"].rsplit("#", 1)[0] for r in recs}) == 2
+
+    def test_rerun_with_other_settings_is_refused(self, tmp_path):
+        out = str(tmp_path / "out")
+        run_eval(EvalConfig(out=out, traces=str(_handmade_traces(tmp_path)), progress=False, report=False))
+        with pytest.raises(ConfigError, match="other settings"):
+            run_eval(EvalConfig(out=out, progress=False, report=False))
+
+
+# --------------------------------------------------------------------------------------------------- sampling
+def _check_sampled(summary, n_instances: int, k: int, max_tokens: int) -> None:
+    recs = _read(summary.results_path)
+    assert len(recs) == n_instances * k and all(tuple(r) == RESULT_KEYS for r in recs)
+    groups: dict[str, list[dict]] = {}
+    for r in recs:
+        groups.setdefault(r["id"].rsplit("#", 1)[0], []).append(r)
+        assert 1 <= r["tokens"] <= max_tokens
+        assert r["finish_reason"] in ("stop", "length")
+        assert r["timing"]["sample_s"] > 0 and r["level"] == "trivial"
+        assert set(r["su"]) == SU_KEYS and r["dispersion"] is not None
+    assert len(groups) == n_instances
+    for g in groups.values():
+        assert sorted(r["sample"] for r in g) == list(range(k))
+        U, A, I = g[0]["su"]["U"], g[0]["su"]["A"], g[0]["su"]["I"]  # noqa: E741
+        assert U == pytest.approx(A + I, abs=1e-9) and -1e-12 <= A <= U <= math.log(k) + 1e-9 and I >= -1e-12
+        # consensus preference mass N*pibar_i - 1 sums to 0 over the group; rank stability lies in [0, 1]
+        assert sum(r["su"]["preference_mass"] for r in g) == pytest.approx(0.0, abs=1e-9)
+        assert all(0.0 <= r["su"]["rank_stability"] <= 1.0 for r in g)
+    meta = json.loads(summary.meta_path.read_text())
+    assert meta["k"] == k and meta["temperature"] == 1.0 and meta["su"]["enabled"] is True
+    assert meta["time"]["sampling_s"] > 0 and meta["time"]["judge_s"] > 0
+    assert all(p.exists() for p in summary.report_paths) and len(summary.report_paths) == 2
+
+
+class TestSampling:
+    def test_tiny_model_through_transformers_backend(self, tiny_model_dir, tmp_path):
+        cfg = EvalConfig(out=str(tmp_path / "out"), model=str(tiny_model_dir), backend="transformers", device="cpu",
+                         puzzles=["solo"], levels=["trivial"], limit=2, k=2, max_tokens=12, su_trials=2,
+                         judge_max_tokens=6, progress=False)
+        summary = run_eval(cfg)
+        _check_sampled(summary, 2, 2, 12)
+        assert summary.meta["backend"] == "transformers" and summary.meta["model"] == str(tiny_model_dir)
+
+    def test_tiny_model_through_transformers_serve(self, tiny_model_dir, serve_url, tmp_path):
+        cfg = EvalConfig(out=str(tmp_path / "out"), model=str(tiny_model_dir), base_url=serve_url,
+                         puzzles=["solo"], levels=["trivial"], limit=2, k=2, max_tokens=12, su_trials=2,
+                         judge_max_tokens=6, progress=False)
+        summary = run_eval(cfg)
+        _check_sampled(summary, 2, 2, 12)
+        assert summary.meta["backend"] == "openai" and summary.meta["base_url"] == serve_url
+
+
+# --------------------------------------------------------------------------------------------------- kill -9 / resume
+def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
+    base = load_traces(embedded_traces_path())
+    traces = [TraceRecord(**{**t.to_json(), "model": f"{t.model}-{j}"}) for j in range(4) for t in base]
+    path = _write_jsonl(tmp_path / "many.jsonl", [t.to_json() for t in traces])
+    out = tmp_path / "out"
+    results = out / "results.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    cmd = [sys.executable, "-m", "reasonshape.training.eval", "--traces", str(path), "--out", str(out),
+           "--batch-instances", "1", "--no-progress", "--no-report"]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not (results.exists() and results.read_bytes().count(b"\n") >= 1):
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "no group written within 120 s"
+            time.sleep(0.01)
+        still_running = proc.poll() is None
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+    assert still_running, "the run finished before it could be killed"
+    n_before = len(_read(results))
+    assert 1 <= n_before < len(traces)
+    with open(results, "ab") as f:  # also simulate a write torn by the kill
+        f.write(b'{"id": "solo/external/torn#0", "puzzle": "so')
+    summary = run_eval(EvalConfig(out=str(out), traces=str(path), progress=False, report=False))
+    recs = _read(results)
+    ids = [r["id"] for r in recs]
+    assert len(ids) == len(set(ids)) == len(traces) == summary.n_records
+    assert Counter((r["model"], r["game_id"]) for r in recs) == Counter((t.model, t.game_id) for t in traces)
+    assert summary.n_new == len(traces) - n_before
+
+
+# --------------------------------------------------------------------------------------------------- results log
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sizes=st.lists(st.integers(1, 4), min_size=1, max_size=6), cut=st.floats(0.0, 1.0))
+def test_results_log_cut_anywhere_resumes_to_the_same_file(tmp_path_factory, sizes, cut):
+    d = tmp_path_factory.mktemp("log")
+    groups = [[{"id": f"p/trivial/{g}#{i}", "payload": "é" * (g + i)} for i in range(n)] for g, n in
+              enumerate(sizes)]
+    full = ResultsLog(d / "full.jsonl")
+    bounds = []
+    for grp in groups:
+        full.append_group(grp)
+        bounds.append(full.path.stat().st_size)
+    data = full.path.read_bytes()
+    p = int(cut * len(data))
+    (d / "cut.jsonl").write_bytes(data[:p])
+    log = ResultsLog(d / "cut.jsonl")
+    log.drop_partial_tail({f"p/trivial/{g}": n for g, n in enumerate(sizes)})
+    kept = [g for g, b in enumerate(bounds) if b <= p]  # groups whose last line ended before the cut
+    assert kept == list(range(len(kept)))
+    assert log.ids == {r["id"] for g in kept for r in groups[g]}
+    for g in range(len(kept), len(groups)):  # resume: append what is missing
+        log.append_group(groups[g])
+    assert log.path.read_bytes() == data
+
+
+class TestResultsLog:
+    def test_append_refuses_duplicates(self, tmp_path):
+        log = ResultsLog(tmp_path / "r.jsonl")
+        log.append_group([{"id": "a#0"}, {"id": "a#1"}])
+        with pytest.raises(ConfigError, match="duplicate"):
+            log.append_group([{"id": "a#1"}])
+        assert ResultsLog(tmp_path / "r.jsonl").ids == {"a#0", "a#1"}
+
+    def test_corrupt_middle_line_is_an_error(self, tmp_path):
+        p = tmp_path / "r.jsonl"
+        p.write_text('{"id": "a#0"}\nnot json\n{"id": "b#0"}\n')
+        with pytest.raises(ConfigError, match=":2:"):
+            ResultsLog(p)
+
+    def test_group_with_other_k_is_an_error(self, tmp_path):
+        log = ResultsLog(tmp_path / "r.jsonl")
+        log.append_group([{"id": "a#0"}, {"id": "a#1"}])
+        log.append_group([{"id": "b#0"}, {"id": "b#1"}])
+        with pytest.raises(ConfigError, match="'a' has 2 records where this run expects 3"):
+            log.drop_partial_tail({"a": 3, "b": 3})
+
+
+# --------------------------------------------------------------------------------------------------- importers
+_Q = ("In 4x4 Mini Sudoku:\n- Each row must contain each number from 1-4 exactly once\nSolve this 4x4 Mini Sudoku "
+      "puzzle:\n_ 4 _ 1\n1 _ _ _\n_ _ 2 3\n_ 2 _ _\nFormat your response as the puzzle above.\n")
+
+
+class TestImporters:
+    def test_reasoning_gym_eval_result_files(self, tmp_path):
+        run = tmp_path / "acme_model-7b_20250101_120000"
+        (run / "games").mkdir(parents=True)
+        new = {"name": "mini_sudoku", "results": [{"question": _Q, "completions": [
+            {"full_model_response": "a <answer>2 4 3 1</answer>", "score": 0.1},
+            {"full_model_response": "b", "score": 0.0}]}]}
+        (run / "games" / "mini_sudoku.json").write_text(json.dumps(new))
+        old = {"name": "mini_sudoku", "model": "old-model", "results": [
+            {"question": _Q, "full_model_response": "c", "score": 1.0},
+            {"question": "no grid here", "full_model_response": "d", "score": 0.0}]}
+        (tmp_path / "old.json").write_text(json.dumps(old))
+        (run / "games" / "maze.json").write_text(json.dumps({"name": "maze", "results": []}))
+        recs = import_reasoning_gym_eval(tmp_path / "acme_model-7b_20250101_120000")
+        # the interop doctest gives this game ID for the same grid
+        assert [(r.puzzle, r.game_id, r.model, r.completion) for r in recs] == [
+            ("solo", "2x2du:a4a1_1e2_3a2b", "acme_model-7b", "a <answer>2 4 3 1</answer>"),
+            ("solo", "2x2du:a4a1_1e2_3a2b", "acme_model-7b", "b")]
+        assert recs[1].source.endswith("mini_sudoku.json#0.1")
+        olds = read_traces(tmp_path / "old.json")  # auto: a .json file is a reasoning-gym-eval result
+        assert [(r.model, r.completion) for r in olds] == [("old-model", "c")]  # the unreadable question is skipped
+
+    def test_shared_jsonl_layout_is_detected(self, tmp_path):
+        row = {"task": "mini_sudoku", "question": _Q, "completion": "x", "model": "m", "source": "s",
+               "license": "Apache-2.0"}
+        recs = read_traces(_write_jsonl(tmp_path / "rg.jsonl", [row]))
+        assert recs == [TraceRecord("solo", "2x2du:a4a1_1e2_3a2b", "x", "m", source="s", license="Apache-2.0")]
+
+    def test_bad_traces_lines_name_the_line(self, tmp_path):
+        p = _write_jsonl(tmp_path / "t.jsonl", [{"puzzle": "solo", "game_id": "2x2:1c2f3c1", "completion": "x"},
+                                                {"puzzle": "solo", "completion": "x"}])
+        with pytest.raises(TraceFileError, match=r"t.jsonl:2: missing field\(s\) \['game_id'\]"):
+            load_traces(p)
+        with pytest.raises(ConfigError, match="neither our schema"):
+            read_traces(_write_jsonl(tmp_path / "u.jsonl", [{"foo": 1}]))
+
+
+# --------------------------------------------------------------------------------------------------- config and CLI
+class TestConfigAndCli:
+    @pytest.mark.parametrize("kwargs, match", [
+        ({"k": 0}, "k must be an integer >= 1"),
+        ({"traces": "x.jsonl", "model": "m"}, "exclude each other"),
+        ({"base_url": "http://127.0.0.1:1/v1"}, "model must"),
+        ({"temperature": -1.0}, "temperature must be"),
+        ({"levels": ["medium"]}, "levels must be among"),
+        ({"model": "m", "backend": "openai"}, "base_url must be given"),
+        ({"keep_graphs": -1}, "keep_graphs must be"),
+    ])
+    def test_bad_settings_raise_config_error(self, kwargs, match):
+        with pytest.raises(ConfigError, match=match):
+            EvalConfig(**kwargs)
+
+    def test_base_url_selects_the_openai_backend(self):
+        cfg = EvalConfig(model="served", base_url="http://127.0.0.1:8000/v1")
+        assert cfg.backend == "openai" and cfg.mode == "sample"
+        assert EvalConfig().mode == "traces"
+
+    def test_help_and_parse(self):
+        parser = make_parser()
+        assert "--traces" in parser.format_help() and "--k" in parser.format_help()
+        args = parser.parse_args(["--model", "m", "--k", "4", "--puzzles", "solo", "tents", "--no-su"])
+        assert (args.model, args.k, args.puzzles, args.su, args.temperature) == ("m", 4, ["solo", "tents"], False,
+                                                                                 1.0)
+
+    def test_main_in_process(self, tmp_path, capsys):
+        path = _handmade_traces(tmp_path)
+        assert main(["--traces", str(path), "--out", str(tmp_path / "o"), "--no-progress", "--no-report"]) == 0
+        assert "4 records, 4 new" in capsys.readouterr().out
