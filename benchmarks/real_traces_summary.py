@@ -55,7 +55,8 @@ SHARED = ROOT.parent / "shared" / "data" / "real_traces" / "reasoning_gym_eval_d
 SAMPLE = ROOT / "tests" / "data" / "real_traces_sample.jsonl"
 LABELS = ("correct", "wrong", "unverifiable", "tentative")
 
-__all__ = ["TraceRow", "default_path", "score_file", "summarise", "to_markdown", "make_parser", "main"]
+__all__ = ["TraceRow", "default_path", "score_file", "summarise", "summarise_groups", "to_markdown", "make_parser",
+           "main"]
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,13 @@ def summarise(rows: Iterable[TraceRow]) -> dict[str, Any]:
 
 
 def summarise_groups(rows: Sequence[TraceRow]) -> dict[str, Any]:
-    """``{"all": ..., "by_task": {task: ...}, "by_model": {model: ...}}`` of :func:`summarise` results."""
+    """:func:`summarise` overall, per reasoning-gym task and per model.
+
+    Returns
+    -------
+    dict
+        ``{"all": summary, "by_task": {task: summary}, "by_model": {model: summary}}``, keys sorted.
+    """
     by_task, by_model = defaultdict(list), defaultdict(list)
     for r in rows:
         by_task[r.task].append(r)
@@ -276,7 +283,22 @@ def _table(title: str, groups: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def to_markdown(summary: dict[str, Any], path: str | Path, seconds: float | None = None) -> str:
-    """The summary as a markdown section (tables overall, per task, per model; agreement of the two verdicts)."""
+    """The summary as a markdown section (tables overall, per task, per model; agreement of the two verdicts).
+
+    Parameters
+    ----------
+    summary : dict
+        The output of :func:`summarise_groups`.
+    path : str or Path
+        The traces file, named in the first line.
+    seconds : float, optional
+        Wall time of the run, reported with the machine when given.
+
+    Returns
+    -------
+    str
+        Markdown text ending in a newline.
+    """
     a = summary["all"]
     ag = a["agreement"]
     lines = [

@@ -7,8 +7,9 @@ Pipeline (paper A §B, with deterministic stand-ins for its LLM steps; the rules
    (:class:`~reasonshape.extraction.schema.SchemaReader`).
 2. Hypotheses and retractions. A sentence with a tentative cue ("suppose", "assume", "let's try", "what if", "if we
    put"...) opens a hypothesis: its claims and every claim until the hypothesis closes are labelled ``tentative``.
-   A retraction cue ("wait", "contradiction", "impossible", "let me recalculate", "that's wrong"...) closes it, as
-   does a paragraph break or 12 sentences without one. Claims inside the hypothesis do not update the committed
+   A retraction cue ("wait", "contradiction", "impossible", "let me recalculate", "that's wrong", "duplicate"...)
+   closes it, as does a paragraph break or 12 sentences without one. A conditional sentence ("If (4,1) = 4, then
+   (3,1) = 1") has tentative claims but opens no hypothesis. Claims inside the hypothesis do not update the committed
    state below.
 3. Nodes and restatements. Each claim occurrence is a node. A claim seen before gets a restatement edge from its
    previous occurrence and no inference premises (paper A §B step 3). Givens of the instance (the puzzle's
@@ -49,13 +50,22 @@ from reasonshape.extraction.segment import Sentence, split_sentences, trace_text
 __all__ = ["TENTATIVE_CUE", "RETRACTION_CUE", "ExtractionResult", "PuzzleContext", "extract_deterministic"]
 
 TENTATIVE_CUE = re.compile(
-    r"\b(?:suppose|supposing|assume|assuming|let'?s\s+(?:try|say|assume|suppose|guess|test)|let\s+us\s+(?:try|"
-    r"assume|suppose)|what\s+if|if\s+we\s+(?:put|place|try|assume|say|set)|try\s+(?:putting|placing|setting)|"
-    r"hypothes[ie]s|hypothetically|as\s+a\s+guess|trial\b)", re.IGNORECASE)
+    r"\b(?:suppose|supposing|assume|assuming|let'?s\s+(?:say|assume|suppose)|let\s+(?:us|me)\s+(?:assume|suppose)|"
+    r"what\s+if|if\s+we\s+(?:put|place|try|assume|say|set)|try\s+(?:putting|placing|setting)|hypothes[ie]s|"
+    r"hypothetically|as\s+a\s+guess|trial\b|"
+    # "let's try" / "let me try" count only when a cell reference follows right away ("let me try (2,3) = 4",
+    # "let's try a tent at (2,3)"), not for "let me try another interpretation".
+    r"let(?:'?s|\s+me|\s+us)\s+(?:try|test|guess)\b(?=\s*(?:with\s+|putting\s+|placing\s+|setting\s+|:\s*)?"
+    r"(?:an?\s+\w+\s+(?:at|in)\s+)?(?:\(\s*\d|r\d+c\d|row\s+\d|cell\b|\d+\s+(?:at|in)\b)))",
+    re.IGNORECASE)
+#: A conditional ("If (4,1) = 4, then (3,1) = 1"): the sentence's claims are tentative, no hypothesis block opens.
+CONDITIONAL_CUE = re.compile(r"(?:^|[.;:]\s*|\b(?:and|but|so)\s+)if\s+(?:\(|r\d|row\b|cell\b|column\b|col\b)",
+                             re.IGNORECASE)
 RETRACTION_CUE = re.compile(
     r"\b(?:wait|contradiction|contradicts|contradictory|impossible|let\s+me\s+(?:re-?calculate|re-?check|"
     r"reconsider|start\s+over|redo|re-?think|re-?examine)|that'?s\s+(?:wrong|not\s+right|incorrect)|mistake|"
-    r"backtrack|doesn'?t\s+work|does\s+not\s+work|not\s+possible|can'?t\s+be\s+right|conflict)", re.IGNORECASE)
+    r"backtrack|doesn'?t\s+work|does\s+not\s+work|not\s+possible|can'?t\s+be\s+right|conflict|"
+    r"this\s+is\s+wrong|duplicate|invalid)", re.IGNORECASE)
 CONSEQUENCE_START = re.compile(
     r"^\W*(?:so|therefore|thus|hence|then|this\s+means|which\s+means|that\s+means|consequently|it\s+follows|"
     r"this\s+forces|this\s+gives|as\s+a\s+result)\b", re.IGNORECASE)
@@ -233,7 +243,8 @@ def extract_deterministic(puzzle: Puzzle, instance: Instance, completion: Any,
 def read_mentions(ctx: PuzzleContext, sentences: list[Sentence]) -> list[list[Mention]]:
     """The schema's claims per sentence (grids written out mid-trace resolved into cell claims)."""
     mentions = [ctx.reader.read(s.text, s.start) for s in sentences]
-    ctx.reader.resolve_grid_rows(mentions)
+    separators = [ctx.reader.grid and ctx.reader.is_separator_row(s.text) for s in sentences]
+    ctx.reader.resolve_grid_rows(mentions, separators)
     return mentions
 
 
@@ -266,6 +277,9 @@ def build_graph(ctx: PuzzleContext, text: str, sentences: list[Sentence], mentio
         elif is_tent and ms:
             b.open_hypothesis(s.index)
             b.sentence(s, ms, head=True)
+        elif CONDITIONAL_CUE.search(s.text) and ms:
+            tentative_s.append(s.index)
+            b.sentence(s, ms, conditional=True)
         else:
             b.sentence(s, ms)
     return ExtractionResult(b.to_graph(), sentences, text, tentative_s, retract_s, mode=mode)
@@ -318,9 +332,10 @@ class _Builder:
         self.last_occ[claim] = i
         return i
 
-    def sentence(self, s: Sentence, ms: list[Mention], head: bool = False, refutation: bool = False) -> None:
+    def sentence(self, s: Sentence, ms: list[Mention], head: bool = False, refutation: bool = False,
+                 conditional: bool = False) -> None:
         ctx = self.ctx
-        tentative = self.hyp_open
+        tentative = self.hyp_open or conditional
         # Premise-type mentions (restatements, givens) are placed before the sentence's conclusions.
         seen_before = {id(m): (m.claim in self.last_occ) for m in ms}
         ordered = sorted(range(len(ms)),

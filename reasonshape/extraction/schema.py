@@ -31,6 +31,11 @@ CELL_REF = re.compile(
     re.IGNORECASE,
 )
 _WINDOW = 64  # characters examined after a cell reference for its predicate
+_TAGS = re.compile(r"</?answer>", re.IGNORECASE)
+_SIGNS = set("<>")
+_SEPARATOR_CHARS = set("∧∨^vV|-+=<>")
+_BLANKS = {"_", "?", "-", "*"}
+_BLANK = object()  # a blank cell in a row listing
 _PLACE = re.compile(r"\b(?:place|put|write|fill(?:\s+in)?|enter|mark|draw)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)
 
 
@@ -81,6 +86,10 @@ class SchemaReader:
             rf"\s*(?:can\s+only\s+be|can\s+be|could\s+be|could\s+only\s+be|is\s+either|must\s+be\s+either|"
             rf"candidates?\s*(?:are|is|:)|∈|in)\s*(?:either\s+)?[{{\[]?\s*(?P<vs>{v}(?:\s*(?:,|or|/|\|)\s*"
             rf"(?:or\s+)?{v}){{1,8}})(?![\w-])", re.IGNORECASE)
+        # "must be 3 or 4", "= 4, 5, 6, or 7": a value list with "or" is a candidate list, not a value.
+        self._cand_or = re.compile(
+            rf"\s*(?:must\s+be|has\s+to\s+be|should\s+be|is|=|needs\s+to\s+be)\s*(?P<vs>{v}(?:\s*,\s*{v}){{0,8}}"
+            rf"\s*,?\s*or\s+{v})(?![\w-])", re.IGNORECASE)
         self._pos = re.compile(
             rf"\s*(?:=|:|->|→|is|must\s+be|has\s+to\s+be|should\s+be|needs\s+to\s+be|becomes|gets|contains|"
             rf"holds|will\s+be|would\s+be|has)\s*{art}(?P<v>{v})(?![\w-])", re.IGNORECASE)
@@ -172,7 +181,7 @@ class SchemaReader:
                 if cl:
                     out.append(Mention(cl, offset + m.start(), offset + pm.end()))
                 continue
-            pm = self._cand.match(text, m.end(), end)
+            pm = self._cand.match(text, m.end(), end) or self._cand_or.match(text, m.end(), end)
             if pm:
                 vals = [self.value(t) for t in re.split(r"\s*(?:,|or|/|\|)\s*", pm.group("vs")) if t.strip()]
                 vals = tuple(sorted({x for x in vals if x is not None and x in self.domains[cell]}, key=str))
@@ -232,23 +241,44 @@ class SchemaReader:
         vals = self._tokens(text)
         return [] if vals is None else [Mention(Claim("_grid_row", (), tuple(vals)), offset, offset + len(text), True)]
 
+    def _clean_row_text(self, text: str) -> str:
+        """A row's text without answer tags glued to it, a final period, or in-row inequality signs (futoshiki rows
+        such as ``3 < 6   1   2 < 4 < 5``) unless those characters are the puzzle's own symbols."""
+        t = _TAGS.sub(" ", text).strip()
+        if t.endswith(".") and "." not in self.symbols and "." not in self.fixed_tokens:
+            t = t[:-1]
+        return "".join(" " if ch in _SIGNS and ch not in self.symbols and ch not in self.fixed_tokens else ch
+                       for ch in t)
+
     def _tokens(self, text: str) -> list | None:
+        text = self._clean_row_text(text)
         toks = split_tokens(text)
         if len(toks) != self.cols:
             toks = split_tokens(text, single_chars=True)
             if len(toks) != self.cols:
                 return None
-        vals = [self.symbols[t] if t in self.symbols else self.value(t) for t in toks]
+        vals = [_BLANK if (t in _BLANKS and t not in self.symbols and t not in self.fixed_tokens)
+                else self.symbols[t] if t in self.symbols else self.value(t) for t in toks]
+        if all(v is _BLANK for v in vals):
+            return None
         # Tokens of non-variable positions (walls '#', clues, mirrors) read as None and are skipped later; the row is
         # rejected if a None stands at a variable. Any other unknown token: not a grid row.
         if any(v is None and t not in self.fixed_tokens for v, t in zip(vals, toks, strict=True)):
             return None
         return vals
 
+    def is_separator_row(self, text: str) -> bool:
+        """A line of only inequality signs / bars between grid rows (futoshiki's vertical signs, box rules): it
+        does not break a grid written out over several lines."""
+        t = _TAGS.sub(" ", text).strip()
+        return bool(t) and all(ch.isspace() or (ch in _SEPARATOR_CHARS and ch not in self.symbols) for ch in t)
+
     def _listing_row(self, r: int, vals: list, start: int, end: int) -> list[Mention]:
         out = []
         for c, v in enumerate(vals, 1):
             if (r, c) not in self.domains:  # a wall / clue / mirror position: not a claim
+                continue
+            if v is _BLANK:  # "_" in a row listing: no claim about this cell
                 continue
             cl = None if v is None else self._claim((r, c), v)
             if cl is None:
@@ -256,21 +286,23 @@ class SchemaReader:
             out.append(Mention(cl, start, end, True))
         return out
 
-    def resolve_grid_rows(self, sentences_mentions: list[list[Mention]]) -> None:
+    def resolve_grid_rows(self, sentences_mentions: list[list[Mention]], separators: list[bool] | None = None) -> None:
         """Turn runs of exactly ``rows`` consecutive bare grid-row sentences into value claims for every cell
-        (a grid written out mid-trace or in the answer); bare rows outside such a run are dropped. In place."""
+        (a grid written out mid-trace or in the answer); bare rows outside such a run are dropped. Sentences
+        flagged in ``separators`` (sign-only lines between rows) do not break a run. In place."""
+        sep = separators or [False] * len(sentences_mentions)
         i, n = 0, len(sentences_mentions)
         while i < n:
             if _is_bare_row(sentences_mentions[i]):
-                j = i
-                while j < n and _is_bare_row(sentences_mentions[j]):
+                rows_at, j = [], i
+                while j < n and (_is_bare_row(sentences_mentions[j]) or (sep[j] and not sentences_mentions[j])):
+                    if _is_bare_row(sentences_mentions[j]):
+                        rows_at.append(j)
                     j += 1
-                run = j - i
-                for k in range(i, j):
-                    row_vals = sentences_mentions[k][0].claim.value
+                for r, k in enumerate(rows_at, 1):
                     m0 = sentences_mentions[k][0]
-                    if run == self.rows:
-                        sentences_mentions[k] = self._listing_row(k - i + 1, list(row_vals), m0.start, m0.end)
+                    if len(rows_at) == self.rows:
+                        sentences_mentions[k] = self._listing_row(r, list(m0.claim.value), m0.start, m0.end)
                     else:
                         sentences_mentions[k] = []
                 i = j

@@ -124,7 +124,13 @@ class TraceRecord:
     license: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The record as a traces-file line (``None`` fields left out)."""
+        """The record as a traces-file line (``None`` fields left out).
+
+        Examples
+        --------
+        >>> TraceRecord("solo", "2x2:1c2f3c1", "<answer>...</answer>", "m", tokens=12).to_json()
+        {'puzzle': 'solo', 'game_id': '2x2:1c2f3c1', 'completion': '<answer>...</answer>', 'model': 'm', 'tokens': 12}
+        """
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
@@ -204,9 +210,12 @@ _RUN_STAMP = re.compile(r"_\d{8}_\d{6}$")
 
 
 def _rg_model_from_path(path: Path) -> str:
-    """reasoning-gym-eval stores each run in ``<model>_<YYYYMMDD>_<HHMMSS>/<category>/<task>.json``."""
-    run_dir = path.parent.parent.name if path.parent.parent != path.parent else path.parent.name
-    return _RUN_STAMP.sub("", run_dir) or "unknown"
+    """reasoning-gym-eval stores each run in ``<model>_<YYYYMMDD>_<HHMMSS>/<category>/<task>.json``; the model is
+    the run directory's name without its time stamp (``"unknown"`` when no parent directory has one)."""
+    for d in (path.parent.parent, path.parent):
+        if _RUN_STAMP.search(d.name):
+            return _RUN_STAMP.sub("", d.name) or "unknown"
+    return "unknown"
 
 
 def _rg_result_file(path: Path) -> list[TraceRecord]:
@@ -413,7 +422,6 @@ class ResultsLog:
         while pos < len(data):
             nl = data.find(b"\n", pos)
             lineno += 1
-            last = nl < 0 or data[nl + 1:].strip() == b""
             if nl < 0:  # no newline: a torn last write
                 break
             raw = data[pos:nl]
@@ -424,7 +432,7 @@ class ResultsLog:
                     if not isinstance(rid, str):
                         raise TypeError
                 except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
-                    if last:
+                    if not data[nl + 1:].strip():  # the last line: torn by a kill during its write
                         break
                     raise ConfigError(f"{self.path}:{lineno}: not a results record (edited by hand?); move the "
                                       "file away or fix the line") from None
@@ -580,6 +588,9 @@ class EvalConfig:
     device: str = field(default="auto", metadata={"help": "transformers backend device (auto, cpu, cuda...)"})
     dtype: str | None = field(default=None, metadata={"help": "transformers/vllm dtype, e.g. bfloat16"})
     max_concurrency: int = field(default=16, metadata={"help": "openai backend: requests in flight"})
+    use_n: bool = field(default=False, metadata={
+        "help": "openai backend: ask for the k samples in one request (vLLM serve supports n; transformers serve "
+                "does not)"})
     # ----------------------------------------------------------------- structural uncertainty and extraction
     su: bool = field(default=True, metadata={"help": "structural uncertainty for groups of k >= 2 (paper B)"})
     su_trials: int = field(default=8, metadata={"help": "spanning-tree trials M per group (M*(k-1) judge calls)"})
@@ -662,11 +673,13 @@ class EvalConfig:
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings a resumed run must share with the run that started ``results.jsonl``."""
+        su = {"su": self.su, "su_trials": self.su_trials, "judge_model": self.judge_model,
+              "llm_extraction": self.llm_extraction}
         if self.mode == "sample":
             return {"mode": "sample", "model": self.model_name or self.model, "k": self.k,
                     "temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
-                    "system_prompt": self.system_prompt}
-        return {"mode": "traces", "traces": str(Path(self.traces).resolve()) if self.traces else "embedded"}
+                    "system_prompt": self.system_prompt, **su}
+        return {"mode": "traces", "traces": str(Path(self.traces).resolve()) if self.traces else "embedded", **su}
 
 
 # ===================================================================================================== the run
@@ -731,7 +744,7 @@ def _build_backend(kind: str | None, model: str, base_url: str | None, cfg: Eval
     kind = kind or ("openai" if base_url else "transformers")
     if kind == "openai":
         return get_backend("openai", base_url=base_url, model=model, api_key_env=cfg.api_key_env,
-                           max_concurrency=cfg.max_concurrency)
+                           max_concurrency=cfg.max_concurrency, use_n=cfg.use_n)
     if kind == "vllm":
         kw: dict[str, Any] = {"model": model, "seed": cfg.seed}
         if cfg.dtype:
@@ -924,7 +937,7 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         owned.append(judge)
     if judge is None and cfg.mode == "sample":
         judge = backend  # paper B: the policy judges its own samples
-    use_su = cfg.su and judge is not None
+    use_su = cfg.su and judge is not None and any(g.k >= 2 for g in groups)
     llm_backend = (judge or backend) if cfg.llm_extraction else None
     if cfg.llm_extraction and llm_backend is None:
         raise ConfigError("llm_extraction needs a backend: give --model or --judge-model")

@@ -381,7 +381,8 @@ def final_metrics(log_history: list[dict[str, Any]], window: int = FINAL_WINDOW)
     return out
 
 
-def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_path: str | None = None) -> TrainResult:
+def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_path: str | None = None,
+                 trainer_kwargs: dict[str, Any] | None = None) -> TrainResult:
     """Build the dataset, rewards and trainer, train, save, and write :data:`RESULT_FILE`.
 
     Parameters
@@ -390,6 +391,8 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
         As returned by :func:`parse_train_args`.
     config_path : str, optional
         Recorded in the result file.
+    trainer_kwargs : dict, optional
+        Extra ``GRPOTrainer`` keyword arguments (e.g. ``callbacks``, or TRL's experimental ``rollout_func``).
 
     Returns
     -------
@@ -439,8 +442,12 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
         model_init_kwargs.update(grpo.model_init_kwargs)
     grpo.model_init_kwargs = model_init_kwargs
     trainer = GRPOTrainer(model=model_path, reward_funcs=reward_funcs, args=grpo, train_dataset=dataset,
-                          peft_config=get_peft_config(model_args))
+                          peft_config=get_peft_config(model_args), **(trainer_kwargs or {}))
     if judge is not None and judge.kind == "policy":
+        ds = getattr(trainer.accelerator.state, "deepspeed_plugin", None)
+        if getattr(trainer, "is_fsdp_enabled", False) or (ds is not None and getattr(ds, "zero_stage", 0) == 3):
+            raise ConfigError("judge must not be 'policy' with sharded weights (FSDP or DeepSpeed ZeRO-3): use "
+                              "judge=vllm_server or vllm_colocate, got judge=policy")
         scorer.bind_policy(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
     elif judge is not None and judge.kind == "vllm":
         from reasonshape.training.backends import VLLMBackend

@@ -27,6 +27,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reasonshape.envs import get
 from reasonshape.envs.base import Claim, ClaimLabel
@@ -53,7 +55,7 @@ def _traces() -> dict:
     return {t.source: t for t in load_reasoning_gym_traces(REGRESSION)}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _scored(source: str):
     """The trace, its sentences and its score (graph kept), computed once per trace."""
     tr = _traces()[source]
@@ -111,10 +113,12 @@ def _truths(puzzle, instance, claim: Claim) -> set[bool]:
     return out
 
 
+@functools.cache
 def _bench():
+    """benchmarks/real_traces_summary.py as a module (benchmarks/ is not a package)."""
     spec = importlib.util.spec_from_file_location("real_traces_summary", BENCH)
     mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("real_traces_summary", mod)
+    sys.modules["real_traces_summary"] = mod  # dataclasses look their module up here
     spec.loader.exec_module(mod)
     return mod
 
@@ -249,6 +253,23 @@ class TestSummaryBenchmark:
         assert s["agreement"] == {"both": 1, "ours_only": 1, "rg_only": 0, "neither": 1}
         assert (s["accepted"], s["rg_accepted"], s["crashes"]) == (2, 1, 0)
         assert s["time_ms"] == {"median": 4.0, "max": 6.0}
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.tuples(st.lists(st.integers(0, 50), min_size=4, max_size=4),
+                              st.one_of(st.none(), st.floats(-1, 2, allow_nan=False)), st.booleans(), st.booleans()),
+                    min_size=1, max_size=30))
+    def test_summarise_invariants(self, spec):
+        mod = _bench()
+        rows = [self._row(mod, i, claims=tuple(c), eta=e, accepted=a, rg=g) for i, (c, e, a, g) in enumerate(spec)]
+        s = mod.summarise(rows)
+        assert s["claims"]["p10"] <= s["claims"]["median"] <= s["claims"]["p90"]
+        if s["label_shares"] is not None:
+            assert sum(s["label_shares"].values()) == pytest.approx(1.0)
+        assert 0.0 <= s["eta"]["undefined_share"] <= 1.0
+        if s["eta"]["defined"]:
+            assert s["eta"]["q1"] <= s["eta"]["median"] <= s["eta"]["q3"]
+        assert sum(s["agreement"].values()) == len(rows)
+        assert s["accepted"] == s["agreement"]["both"] + s["agreement"]["ours_only"]
 
     def test_summarise_empty_and_crashed(self):
         mod = _bench()

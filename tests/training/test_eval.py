@@ -195,6 +195,18 @@ class TestSampling:
         _check_sampled(summary, 2, 2, 12)
         assert summary.meta["backend"] == "openai" and summary.meta["base_url"] == serve_url
 
+    def test_traces_with_a_judge_get_structural_uncertainty(self, tiny_model_dir, tmp_path):
+        cfg = EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)),
+                         judge_model=str(tiny_model_dir), device="cpu", su_trials=3, judge_max_tokens=4,
+                         progress=False, report=False)
+        summary = run_eval(cfg)
+        recs = {(r["model"], r["sample"]): r for r in _read(summary.results_path)}
+        group = [recs[("m", i)] for i in range(3)]
+        assert all(set(r["su"]) == SU_KEYS for r in group) and recs[("other", 0)]["su"] is None
+        assert len({(r["su"]["U"], r["su"]["A"], r["su"]["I"]) for r in group}) == 1  # group-level values
+        assert sum(r["su"]["preference_mass"] for r in group) == pytest.approx(0.0, abs=1e-9)
+        assert summary.meta["judge"] == str(tiny_model_dir) and summary.meta["time"]["judge_s"] > 0
+
 
 # --------------------------------------------------------------------------------------------------- kill -9 / resume
 def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):

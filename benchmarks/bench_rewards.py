@@ -1,0 +1,175 @@
+"""Benchmark of the TRL reward functions (reasonshape.rewards.functions): reward time against tokenizer time, and the
+share of a CPU GRPO step spent in rewards.
+
+Part 1, reward time per completion. Completions of about 2k, 8k and 32k tokens are built from real deduction
+traces of a tents "hard" instance (reasonshape's deduction engine, METHOD.md §D): the focused, verbose and
+exploratory traces are concatenated (the later ones read as re-checks) until the token target is reached, then the
+correct answer block closes the completion. For each size, the four deterministic rewards (shaped, accuracy,
+format, eta) are called on a one-completion batch through one fresh shared scorer (no cache: the full parse ->
+verify -> extract -> claim graph -> eta path runs once), and compared with the time the tokenizer takes to encode
+the same text (the tiny model's byte-level BPE, built locally with Qwen2's pre-tokenizer; nothing is downloaded).
+Target: reward time <= 2x encode time. Times are medians of ``--repeats`` runs.
+
+Part 2, share of a CPU smoke step spent in rewards: ``configs/grpo_cpu_smoke.yaml`` (tiny model, 2 steps, every
+reward on, the live policy as the self-preference judge) with each reward call timed; the share is reward seconds
+over the training steps' seconds (TRL's ``step_time``), reported with and without the judge's generation.
+
+Usage::
+
+    python benchmarks/bench_rewards.py [--repeats 3] [--sizes 2000 8000 32000] [--skip-step] [--json out.json]
+
+Exit status 1 if a size misses the 2x target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+for _var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+
+TARGET_RATIO = 2.0
+
+
+def build_completion(tokenizer, puzzle, instance, target_tokens: int) -> tuple[str, int]:
+    """A real-looking trace of about ``target_tokens`` tokens ending in the correct answer."""
+    from reasonshape.extraction import deduce_trace
+
+    parts = [deduce_trace(puzzle, instance, style, seed).text for seed in range(3)
+             for style in ("focused", "verbose", "exploratory")]
+    answer = parts[0][parts[0].rfind("<answer>"):]
+    bodies = [p[:p.rfind("<answer>")].rstrip() for p in parts]
+    text, i = "", 0
+    while True:
+        body = bodies[i % len(bodies)]
+        candidate = (text + "\n\nWait, let me re-check everything from the start.\n\n" + body) if text else body
+        if len(tokenizer(candidate + "\n\n" + answer, add_special_tokens=False)["input_ids"]) > target_tokens:
+            break
+        text, i = candidate, i + 1
+    # fill the remainder sentence by sentence
+    for sentence in bodies[i % len(bodies)].split(". "):
+        candidate = text + " " + sentence + "."
+        if len(tokenizer(candidate + "\n\n" + answer, add_special_tokens=False)["input_ids"]) > target_tokens:
+            break
+        text = candidate
+    full = text + "\n\n" + answer
+    return full, len(tokenizer(full, add_special_tokens=False)["input_ids"])
+
+
+def time_rewards(full: str, puzzle_name: str, game_id: str, repeats: int) -> tuple[float, dict]:
+    from reasonshape.rewards.functions import get_reward_functions
+
+    times, out = [], {}
+    for _ in range(repeats):
+        fs = get_reward_functions(["shaped", "accuracy", "format", "eta"])  # fresh scorer: nothing cached
+        t0 = time.perf_counter()
+        out = {f.__name__: f(completions=[full], puzzle=[puzzle_name], game_id=[game_id])[0] for f in fs}
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def time_encode(tokenizer, text: str, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        tokenizer(text, add_special_tokens=False)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench_sizes(sizes: list[int], repeats: int, model_dir: Path) -> list[dict]:
+    from transformers import AutoTokenizer
+
+    from reasonshape.envs import get
+
+    tok = AutoTokenizer.from_pretrained(str(model_dir))
+    puzzle = get("tents")
+    inst = puzzle.generate("hard", seed=0, index=0)
+    game_id = puzzle.format_game_id(inst)
+    rows = []
+    for target in sizes:
+        text, n_tok = build_completion(tok, puzzle, inst, target)
+        t_reward, values = time_rewards(text, "tents", game_id, repeats)
+        t_enc = time_encode(tok, text, max(repeats, 3))
+        row = {"target_tokens": target, "tokens": n_tok, "chars": len(text), "reward_s": t_reward,
+               "encode_s": t_enc, "ratio": t_reward / t_enc, "rewards": values}
+        rows.append(row)
+        print(f"{n_tok:>7} tokens {len(text):>8} chars | rewards {t_reward * 1e3:9.1f} ms | encode "
+              f"{t_enc * 1e3:8.1f} ms | ratio {row['ratio']:6.2f}x (target <= {TARGET_RATIO:g}x) | "
+              f"accuracy {values['accuracy_reward']} eta {values['eta_reward']:.3f}", flush=True)
+    return rows
+
+
+def bench_step(model_dir: Path) -> dict:
+    from reasonshape.rewards import functions as F
+    from reasonshape.training.train import parse_train_args, run_training
+
+    spent = {"total": 0.0}
+    original = F._Reward.__call__
+
+    def timed(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            spent["total"] += time.perf_counter() - t0
+
+    F._Reward.__call__ = timed
+    try:
+        with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rs, grpo, model = parse_train_args(["--config", str(ROOT / "configs" / "grpo_cpu_smoke.yaml"),
+                                                "--model_name_or_path", str(model_dir), "--output_dir", tmp])
+            result = run_training(rs, grpo, model)
+    finally:
+        F._Reward.__call__ = original
+    steps = [h for h in result.log_history if "step_time" in h]
+    step_s = sum(h["step_time"] for h in steps)
+    judge_s = sum(h.get("reasonshape/su_time_s", 0.0) for h in steps)
+    out = {"steps": len(steps), "step_s": step_s, "reward_s": spent["total"], "judge_s": judge_s,
+           "share": spent["total"] / step_s if step_s else None,
+           "share_without_judge": (spent["total"] - judge_s) / step_s if step_s else None}
+    print(f"CPU smoke run: {out['steps']} steps, {step_s:.2f} s in steps, rewards {spent['total']:.2f} s "
+          f"({100 * out['share']:.1f}% of the step time; judge generation {judge_s:.2f} s; without the judge "
+          f"{100 * out['share_without_judge']:.1f}%)", flush=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 8000, 32000])
+    ap.add_argument("--skip-step", action="store_true", help="skip the CPU smoke step measurement")
+    ap.add_argument("--json", type=Path, help="write the results here")
+    args = ap.parse_args(argv)
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
+    from reasonshape.training.tiny import build_tiny_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        model_dir = build_tiny_model(Path(tmp) / "tiny", seed=0)
+        rows = bench_sizes(args.sizes, args.repeats, model_dir)
+        step = None if args.skip_step else bench_step(model_dir)
+    if args.json:
+        args.json.write_text(json.dumps({"sizes": rows, "step": step}, indent=1, default=str))
+    missed = [r["target_tokens"] for r in rows if r["ratio"] > TARGET_RATIO]
+    if missed:
+        print(f"target missed (reward time > {TARGET_RATIO:g}x encode time) at {missed} tokens")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,306 @@
+"""Tests of ``reasonshape train`` / ``reasonshape ablate`` (reasonshape.training.train): argument validation, the
+CLI wiring, and a real 2-step GRPO run on CPU with every reward active (the slowest test of the suite).
+
+The GRPO run uses configs/grpo_cpu_smoke.yaml on the session's tiny random model. A random model never solves a
+puzzle, so every reward would be constant within each group, every advantage 0 and the update empty. The run
+therefore injects rollouts (TRL's ``rollout_func``): in each group half of the completions are the policy's own
+samples and half are the instance's correct answer, tokenised. Rewards, logging, the policy judge and the optimizer
+then run exactly as in training, on rewards that differ inside each group.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import warnings
+from pathlib import Path
+
+import pytest
+
+from reasonshape.errors import ConfigError
+from reasonshape.training import train as T
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = ROOT / "configs" / "grpo_cpu_smoke.yaml"
+ABLATIONS = sorted((ROOT / "configs" / "ablations").glob("*.yaml"))
+REWARD_KEYS = ("shaped_reward", "accuracy_reward", "format_reward", "eta_reward", "self_preference_reward")
+
+
+# ===================================================================================================== arguments
+class TestReasonshapeArguments:
+    def test_defaults_are_valid(self):
+        a = T.ReasonshapeArguments()
+        assert a.reward_funcs == ["shaped", "accuracy", "format", "eta"]
+        assert a.weights.gaming_margin() == pytest.approx(0.9)
+        assert not a.uses_judge
+
+    @pytest.mark.parametrize("kw, match", [
+        (dict(puzzles=["nosuch"]), "puzzles must be"),
+        (dict(levels=["medium"]), "levels must be"),
+        (dict(dataset_size=0), "dataset_size must be an integer >= 1, got 0"),
+        (dict(reward_funcs=["accuracy", "length"]), "reward_funcs must be"),
+        (dict(reward_funcs=["eta", "eta"]), "must not repeat"),
+        (dict(eta_weight=-0.5), "eta weight must be"),
+        (dict(format_weight=1.0), "correct answer above every wrong one"),
+        (dict(extraction="llm"), "extraction_base_url and extraction_model must be set"),
+        (dict(extraction="off"), "extraction must not be 'off'"),
+        (dict(judge="openai"), "judge_base_url and judge_model must be set"),
+        (dict(judge_trials=0), "judge_trials must be an integer >= 1"),
+        (dict(judge_logprobs=21), "judge_logprobs must be None or an integer in"),
+        (dict(judge_temperature=-1.0), "judge_temperature must be"),
+    ])
+    def test_invalid_fields_raise_config_error(self, kw, match):
+        with pytest.raises(ConfigError, match=match):
+            T.ReasonshapeArguments(**kw)
+
+    def test_every_field_has_help(self):
+        from dataclasses import fields
+
+        for f in fields(T.ReasonshapeArguments):
+            assert f.metadata.get("help"), f.name
+
+    def test_gaming_weights_allowed_explicitly(self):
+        a = T.ReasonshapeArguments(format_weight=2.0, allow_gaming_weights=True)
+        assert a.weights.gaming_margin() < 0
+
+
+class TestParsing:
+    def test_smoke_config_parses(self):
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--max_steps", "3"])
+        assert rs.reward_funcs == ["shaped", "accuracy", "format", "eta", "self_preference"]
+        assert grpo.max_steps == 3 and grpo.use_cpu and not grpo.bf16 and grpo.num_generations == 4
+        assert model.model_name_or_path == "runs/tiny-model" and rs.build_tiny_model_if_missing
+        assert T.default_reward_weights(rs, grpo) == [1.0, 0.0, 0.0, 0.0, 0.0]
+        judge = T.resolve_judge(rs, grpo, model)
+        assert judge.kind == "policy" and judge.trials == 2
+
+    def test_literal_fields_become_choices(self):
+        with pytest.raises(SystemExit):
+            T.parse_train_args(["--config", str(SMOKE), "--extraction", "magic"])
+
+    def test_remove_unused_columns_rejected(self):
+        with pytest.raises(ConfigError, match="remove_unused_columns must be False"):
+            T.parse_train_args(["--config", str(SMOKE), "--remove_unused_columns", "true"])
+
+    def test_reward_weights_length_checked(self):
+        with pytest.raises(ConfigError, match="one weight per reward"):
+            T.parse_train_args(["--config", str(SMOKE), "--reward_weights", "1.0", "0.0"])
+
+    def test_whole_group_rule_on_several_processes(self):
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE)])
+        grpo.per_device_train_batch_size = 6  # not a multiple of num_generations = 4
+
+        class TwoProcesses:
+            def __getattr__(self, k):
+                return 2 if k == "world_size" else getattr(grpo, k)
+
+        T.check_compatible(rs, grpo, model)  # one process: the generation batch holds whole groups
+        with pytest.raises(ConfigError, match="multiple of num_generations"):
+            T.check_compatible(rs, TwoProcesses(), model)
+
+    def test_vllm_server_judge_url(self):
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--judge", "auto", "--use_vllm", "true",
+                                              "--vllm_mode", "server", "--vllm_server_port", "8123"])
+        judge = T.resolve_judge(rs, grpo, model)
+        assert (judge.kind, judge.base_url, judge.model) == ("openai", "http://127.0.0.1:8123/v1", "runs/tiny-model")
+
+    def test_vllm_judge_needs_vllm_mode(self):
+        with pytest.raises(ConfigError, match="vllm_server"):
+            T.parse_train_args(["--config", str(SMOKE), "--judge", "vllm_server"])
+
+    def test_final_metrics_window(self):
+        hist = [{"reward": float(i), "rewards/x/mean": 1.0, "step": i} for i in range(1, 8)] + [{"train_runtime": 3}]
+        fm = T.final_metrics(hist, window=5)
+        assert fm["reward"] == pytest.approx((3 + 4 + 5 + 6 + 7) / 5) and fm["rewards/x/mean"] == 1.0
+
+
+# ===================================================================================================== CLI
+class TestCli:
+    def _parser(self):
+        p = argparse.ArgumentParser(prog="reasonshape")
+        sub = p.add_subparsers(dest="command")
+        T.add_parser(sub)
+        return p
+
+    def test_train_passes_everything_to_trl(self):
+        args = self._parser().parse_args(["train", "--config", "x.yaml", "--max_steps", "3"])
+        assert args.trl_args == ["--config", "x.yaml", "--max_steps", "3"] and args.func is T.train_main
+
+    def test_train_help_lists_all_dataclasses(self, capsys):
+        assert T.train_main(argparse.Namespace(trl_args=["--help"])) == 0
+        out = capsys.readouterr().out
+        for flag in ("--puzzles", "--eta_weight", "--judge_trials", "--num_generations", "--model_name_or_path"):
+            assert flag in out
+
+    def test_train_without_args_is_an_error(self, capsys):
+        assert T.train_main(argparse.Namespace(trl_args=[])) == 2
+
+    def test_ablate_arguments(self):
+        args = self._parser().parse_args(["ablate", "--configs", "a.yaml", "b.yaml", "--out", "o", "--set",
+                                          "max_steps=1"])
+        assert args.configs == ["a.yaml", "b.yaml"] and args.set == ["max_steps=1"] and args.func is T.ablate_main
+        assert T._override_args(args.set) == ["--max_steps", "1"]
+        with pytest.raises(ConfigError, match="KEY=VALUE"):
+            T._override_args(["max_steps"])
+
+    def test_ablation_configs_are_valid(self):
+        assert len(ABLATIONS) >= 4
+        for cfg in ABLATIONS:
+            rs, grpo, _ = T.parse_train_args(["--config", str(cfg)])
+            assert grpo.use_cpu and grpo.max_steps <= 4, cfg.name
+
+    @pytest.mark.parametrize("name", ["grpo_vllm_colocate.yaml", "grpo_vllm_server.yaml"])
+    def test_gpu_configs_parse(self, name):
+        # bf16 off only because this machine has no GPU (TrainingArguments rejects bf16 on CPU); every other key
+        # must be a known field (TrlParser rejects unknown YAML keys)
+        rs, grpo, model = T.parse_train_args(["--config", str(ROOT / "configs" / name), "--bf16", "false"])
+        assert grpo.use_vllm and grpo.vllm_mode == name.split("_")[-1].split(".")[0]
+        judge = T.resolve_judge(rs, grpo, model)
+        if grpo.vllm_mode == "server":
+            assert judge.kind == "openai" and judge.base_url == "http://127.0.0.1:8000/v1"
+
+    @pytest.mark.parametrize("name", ["multi_gpu", "deepspeed_zero2", "deepspeed_zero3", "fsdp"])
+    def test_accelerate_configs_load(self, name):
+        from accelerate.commands.config.config_args import ClusterConfig
+
+        cfg = ClusterConfig.from_yaml_file(str(ROOT / "configs" / "accelerate" / f"{name}.yaml"))
+        expected = {"multi_gpu": "MULTI_GPU", "fsdp": "FSDP"}.get(name, "DEEPSPEED")
+        assert str(cfg.distributed_type).endswith(expected)
+
+    def test_ablation_rejects_duplicate_names_and_missing_files(self, tmp_path):
+        with pytest.raises(ConfigError, match="distinct"):
+            T.run_ablation([str(SMOKE), str(SMOKE)], tmp_path)
+        with pytest.raises(ConfigError, match="existing files"):
+            T.run_ablation([str(tmp_path / "none.yaml")], tmp_path)
+
+    def test_comparison_table(self):
+        rows = [("a", "done", {"global_step": 2, "runtime_s": 3.0, "final_metrics": {
+            "reward": 1.0, "rewards/accuracy_reward/mean": 0.5, "reasonshape/accuracy": 0.5, "reasonshape/eta": 0.25}}),
+                ("b", "failed: X", {})]
+        table = T.comparison_table(rows)
+        lines = table.strip().splitlines()
+        assert lines[0] == ("| config | status | steps | reward | accuracy_reward | accuracy | eta | claim accuracy | "
+                            "reward s/completion | runtime s |")
+        assert lines[2] == "| a | done | 2 | 1.000 | 0.500 | 0.500 | 0.250 | - | - | 3.0 |"
+        assert lines[3].startswith("| b | failed: X | - |")
+
+
+# ===================================================================================================== GRPO on CPU
+def _mixed_rollout(answers: dict[str, str]):
+    """A rollout_func: per group, even positions are the policy's own samples, odd ones the correct answer."""
+
+    def rollout(prompts, trainer):
+        import torch
+
+        tok = trainer.processing_class
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        eos = tok.convert_tokens_to_ids("<|im_end|>")
+        prompt_ids, completion_ids = [], []
+        for k, p in enumerate(prompts):
+            ids = list(tok.apply_chat_template(p, add_generation_prompt=True, tokenize=True)["input_ids"])
+            prompt_ids.append(ids)
+            if k % 2:
+                answer = answers[p[-1]["content"]]
+                completion_ids.append(tok(f"<answer>\n{answer}\n</answer>", add_special_tokens=False)["input_ids"]
+                                      + [eos])
+            else:
+                with torch.no_grad():
+                    out = model.generate(torch.tensor([ids]), do_sample=True, max_new_tokens=16, top_k=0,
+                                         pad_token_id=tok.pad_token_id)
+                completion_ids.append(out[0, len(ids):].tolist() or [eos])
+        return {"prompt_ids": prompt_ids, "completion_ids": completion_ids, "logprobs": None}
+
+    return rollout
+
+
+@pytest.fixture(scope="module")
+def grpo_run(tiny_model_dir, tmp_path_factory):
+    from safetensors.torch import load_file
+
+    from reasonshape.envs import get
+    from reasonshape.envs.dataset import build_records
+
+    rs, grpo, model = T.parse_train_args([
+        "--config", str(SMOKE), "--model_name_or_path", str(tiny_model_dir),
+        "--output_dir", str(tmp_path_factory.mktemp("grpo") / "out")])
+    puzzle = get("tents")
+    answers = {}
+    for rec in build_records(rs.puzzles, rs.levels, n=rs.dataset_size, seed=rs.dataset_seed):
+        inst = puzzle.parse_game_id(rec["game_id"])
+        answers[rec["prompt"][-1]["content"]] = puzzle.format_answer(inst, puzzle.unique_solution(inst))
+    before = load_file(str(Path(tiny_model_dir) / "model.safetensors"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = T.run_training(rs, grpo, model, config_path=str(SMOKE),
+                                trainer_kwargs={"rollout_func": _mixed_rollout(answers)})
+    after = load_file(str(result.output_dir / "model.safetensors"))
+    return result, before, after
+
+
+@pytest.mark.slow
+class TestGrpoCpuRun:
+    def test_two_steps_with_every_reward_logged(self, grpo_run):
+        result, _, _ = grpo_run
+        assert result.global_step == 2
+        steps = [h for h in result.log_history if "reward" in h]
+        assert len(steps) == 2
+        for h in steps:
+            for name in REWARD_KEYS:
+                assert f"rewards/{name}/mean" in h and f"rewards/{name}/std" in h
+            for key in ("accuracy", "format", "eta", "reward_time_s", "extraction_fallback", "su/total",
+                        "su/ambiguity", "su/instability", "su_time_s"):
+                assert f"reasonshape/{key}" in h
+
+    def test_rewards_differ_within_groups_and_match_the_injection(self, grpo_run):
+        result, _, _ = grpo_run
+        for h in (h for h in result.log_history if "reward" in h):
+            # half of every group is the correct answer: accuracy and format means are 1/2 (the tiny model's own
+            # 16-token samples never solve a puzzle), shaped = 1/2 * (1 + 0.1 + 0.2 * eta(bare answer) ~ 0) + sp
+            assert h["rewards/accuracy_reward/mean"] == pytest.approx(0.5)
+            assert h["reasonshape/accuracy"] == pytest.approx(0.5)
+            assert h["rewards/format_reward/mean"] == pytest.approx(0.5)
+            assert 0.4 < h["rewards/shaped_reward/mean"] < 0.7
+            assert h["frac_reward_zero_std"] == 0.0
+
+    def test_parameters_changed(self, grpo_run):
+        _, before, after = grpo_run
+        changed = [k for k in before if k in after and not (before[k] == after[k]).all()]
+        assert len(changed) >= len(before) // 2, f"only {len(changed)} of {len(before)} tensors changed"
+
+    def test_result_file(self, grpo_run):
+        result, _, _ = grpo_run
+        rec = json.loads((result.output_dir / T.RESULT_FILE).read_text())
+        assert rec["completed"] and rec["global_step"] == 2
+        assert rec["reward_weights"] == [1.0, 0.0, 0.0, 0.0, 0.0]
+        assert rec["final_metrics"]["rewards/accuracy_reward/mean"] == pytest.approx(0.5)
+
+
+@pytest.mark.slow
+def test_ablation_runs_resumes_and_writes_one_table(tiny_model_dir, tmp_path):
+    cfgs = [str(ROOT / "configs" / "ablations" / "accuracy_only.yaml"),
+            str(ROOT / "configs" / "ablations" / "accuracy_eta.yaml")]
+    overrides = ["--model_name_or_path", str(tiny_model_dir), "--max_steps", "1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = T.run_ablation(cfgs[:1], tmp_path, overrides=overrides)
+    first = json.loads((tmp_path / "accuracy_only" / T.RESULT_FILE).read_text())
+    assert first["global_step"] == 1
+    # pretend the second one finished earlier: it is skipped (resumable), the first is read back, not re-run
+    (tmp_path / "accuracy_eta").mkdir()
+    (tmp_path / "accuracy_eta" / T.RESULT_FILE).write_text(json.dumps({
+        "completed": True, "global_step": 7, "runtime_s": 1.5,
+        "final_metrics": {"reward": 0.25, "rewards/accuracy_reward/mean": 0.25, "reasonshape/eta": 0.5}}))
+    mtime = (tmp_path / "accuracy_only" / T.RESULT_FILE).stat().st_mtime
+    path = T.run_ablation(cfgs, tmp_path, overrides=overrides)
+    assert (tmp_path / "accuracy_only" / T.RESULT_FILE).stat().st_mtime == mtime
+    table = path.read_text().strip().splitlines()
+    assert path.name == T.COMPARISON_FILE and len(table) == 4
+    assert table[2].startswith("| accuracy_only | done (cached) | 1 |")
+    assert table[3].startswith("| accuracy_eta | done (cached) | 7 | 0.250 | 0.250 |")
+    assert "accuracy_reward" in table[0] and "eta" in table[0]
