@@ -61,6 +61,7 @@ def lazy_enumerate(
     """
     solver = _solver(time_limit_s)
     found: list[tuple[int, ...]] = []
+    eq_cache: dict[tuple[int, int], cp_model.IntVar] = {}
     while len(found) < max_solutions:
         status = solver.Solve(model)
         if status == cp_model.INFEASIBLE:
@@ -75,15 +76,28 @@ def lazy_enumerate(
                     add(model)
                 continue
         found.append(values)
-        _block(model, variables, values)
+        _block(model, variables, values, eq_cache)
     return found, False
 
 
-def _block(model: cp_model.CpModel, variables, values) -> None:
+def _block(model: cp_model.CpModel, variables, values, eq_cache: dict) -> None:
+    """Exclude one assignment: at least one variable differs. Boolean variables are used as literals directly;
+    an integer variable gets one reified ``v == x`` literal per (variable, value), created once and reused by later
+    blocking clauses (so enumerating many solutions does not grow the model quadratically)."""
     lits = []
     for v, x in zip(variables, values, strict=True):
-        b = model.NewBoolVar("")
-        model.Add(v != x).OnlyEnforceIf(b)
-        model.Add(v == x).OnlyEnforceIf(b.Not())
-        lits.append(b)
+        if v.is_boolean:
+            try:
+                lits.append(v.Not() if x == 1 else v)
+                continue
+            except TypeError:  # an IntVar with domain [0, 1] that CP-SAT does not treat as a literal
+                pass
+        key = (v.Index(), x)
+        eq = eq_cache.get(key)
+        if eq is None:
+            eq = model.NewBoolVar("")
+            model.Add(v == x).OnlyEnforceIf(eq)
+            model.Add(v != x).OnlyEnforceIf(eq.Not())
+            eq_cache[key] = eq
+        lits.append(eq.Not())
     model.AddBoolOr(lits)

@@ -447,15 +447,7 @@ class _Builder:
         from reasonshape.extraction.graph import ClaimGraph
 
         order = sorted(range(len(self.nodes)), key=lambda i: self.nodes[i].order)
-        g = ClaimGraph()
-        new_id = {}
-        for i in order:
-            n = self.nodes[i]
-            new_id[i] = g.add_claim(n.claim, n.sentence, span=n.span, label=n.label, origin=n.origin,
-                                    static=n.static)
-        for a, b, kind in sorted(self.edges):
-            if kind == "restatement":
-                g.add_restatement(new_id[a], new_id[b])
-            else:
-                g.add_inference(new_id[a], new_id[b])
-        return g
+        new_id = {old: new for new, old in enumerate(order)}
+        nodes = [(n.claim, n.sentence, n.span, n.label, n.origin, n.static) for n in (self.nodes[i] for i in order)]
+        edges = sorted((new_id[a], new_id[b], kind) for a, b, kind in self.edges)
+        return ClaimGraph.from_records(nodes, edges)

@@ -239,8 +239,8 @@ class _Engine:
         for kind, claim, span in spans:
             if kind != "conclude":
                 continue
-            if claim in self.last_occ and not tentative:
-                ids.append(self.node(claim, span, "stated", restate=True))
+            if claim in self.last_occ:  # a repeated claim: restatement edge only (paper A §B step 3)
+                ids.append(self.node(claim, span, "stated", tentative=tentative, restate=True))
             else:
                 ids.append(self.node(claim, span, "stated" if prem else "directly_stated", premises=prem,
                                      tentative=tentative))
@@ -514,17 +514,10 @@ class _Engine:
         from reasonshape.extraction.graph import ClaimGraph
 
         order = sorted(range(len(self.w.nodes)), key=lambda i: self.w.nodes[i][6])
-        g = ClaimGraph()
-        new = {}
-        for i in order:
-            claim, sent, span, label, origin, static, _ = self.w.nodes[i]
-            new[i] = g.add_claim(claim, sent, span=span, label=label, origin=origin, static=static)
-        for a, b, kind in dict.fromkeys(self.w.edges):
-            if kind == "restatement":
-                g.add_restatement(new[a], new[b])
-            else:
-                g.add_inference(new[a], new[b])
-        return g
+        new = {old: k for k, old in enumerate(order)}
+        nodes = [self.w.nodes[i][:6] for i in order]
+        edges = sorted({(new[a], new[b], kind) for a, b, kind in self.w.edges})
+        return ClaimGraph.from_records(nodes, edges, validate=True)
 
 
 def deduce_trace(puzzle: Puzzle, instance: Instance, style: str = "focused", seed: int = 0) -> KnownTrace:

@@ -156,8 +156,8 @@ class ShapingWeights:
                 "shaping weights must keep every correct answer above every wrong one: need accuracy - "
                 "self_preference > format + self_preference" + ("" if self.eta_only_correct else " + eta")
                 + f", got accuracy={self.accuracy}, format={self.format}, eta={self.eta}, self_preference="
-                f"{self.self_preference}, eta_only_correct={self.eta_only_correct} (margin {self.gaming_margin():.3g});"
-                " lower the shaping weights or set allow_gaming=True"
+                f"{self.self_preference}, eta_only_correct={self.eta_only_correct} "
+                f"(margin {self.gaming_margin():.3g}); lower the shaping weights or set allow_gaming=True"
             )
 
     def gaming_margin(self) -> float:
@@ -562,7 +562,7 @@ class RewardScorer:
                 b.su = score_groups(groups, judge, m=s.trials, seed=seed, model=s.pair_model, C=s.C,
                                     aggregation=s.aggregation, damping=s.damping,
                                     canonicalize=lambda c: canon.get(id(c)))
-                for (a, z), gs in zip(b.groups, b.su, strict=True):
+                for (a, _), gs in zip(b.groups, b.su, strict=True):
                     for k, v in enumerate(gs.preference_mass.tolist()):
                         b.preference[a + k] = float(v) if math.isfinite(v) else None
             except Exception as e:  # judge down, malformed reply...: no self-preference this step
@@ -875,7 +875,8 @@ def get_format_reward(scorer: RewardScorer | None = None) -> _FormatReward:
     return _FormatReward(scorer)
 
 
-def get_eta_reward(scorer: RewardScorer | None = None, only_correct: bool = True, undefined: float = 0.0) -> _EtaReward:
+def get_eta_reward(scorer: RewardScorer | None = None, only_correct: bool = True,
+                   undefined: float = 0.0) -> _EtaReward:
     r"""Reasoning-flow efficiency reward: eta clipped to [0, 1] (paper A §C).
 
     .. math:: r_i = \operatorname{clip}(\eta_i, 0, 1) \cdot \mathbb{1}[\text{correct}_i]

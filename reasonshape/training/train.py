@@ -24,7 +24,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +32,7 @@ from reasonshape.errors import ConfigError
 
 __all__ = [
     "ReasonshapeArguments",
+    "fields_markdown",
     "TrainResult",
     "make_parser",
     "parse_train_args",
@@ -167,7 +168,8 @@ class ReasonshapeArguments:
         if self.dataset_backend not in ("native", "sgt"):
             raise ConfigError(f"dataset_backend must be 'native' or 'sgt', got {self.dataset_backend!r}")
         if not self.reward_funcs or any(r not in _REWARD_NAMES for r in self.reward_funcs):
-            raise ConfigError(f"reward_funcs must be a non-empty list of {list(_REWARD_NAMES)}, got {self.reward_funcs}")
+            raise ConfigError(f"reward_funcs must be a non-empty list of {list(_REWARD_NAMES)}, "
+                              f"got {self.reward_funcs}")
         if len(set(self.reward_funcs)) != len(self.reward_funcs):
             raise ConfigError(f"reward_funcs must not repeat a reward, got {self.reward_funcs}")
         self.weights = ShapingWeights(  # raises ConfigError "<name> weight must be ..., got ..." / anti-gaming
@@ -212,6 +214,25 @@ class ReasonshapeArguments:
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def fields_markdown() -> str:
+    """The markdown table of :class:`ReasonshapeArguments` (field, type, default, help), generated from the
+    dataclass so ``docs/training.md`` cannot drift from the code (a test compares them)."""
+    import typing
+
+    rows = ["| field | type | default | help |", "|---|---|---|---|"]
+    for f in fields(ReasonshapeArguments):
+        if f.default_factory is not MISSING:  # type: ignore[misc]
+            default = f.default_factory()  # type: ignore[misc]
+        else:
+            default = f.default
+        t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+        if typing.get_origin(typing.get_type_hints(ReasonshapeArguments)[f.name]) is Literal:
+            t = " \\| ".join(repr(a) for a in typing.get_args(typing.get_type_hints(ReasonshapeArguments)[f.name]))
+        text = f.metadata["help"].replace("|", "\\|")
+        rows.append(f"| `{f.name}` | {t} | `{default!r}` | {text} |")
+    return "\n".join(rows) + "\n"
 
 
 def _as_str_list(v: Any, name: str) -> list[str]:

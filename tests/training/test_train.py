@@ -65,6 +65,11 @@ class TestReasonshapeArguments:
         for f in fields(T.ReasonshapeArguments):
             assert f.metadata.get("help"), f.name
 
+    def test_docs_table_in_sync(self):
+        doc = (ROOT / "docs" / "training.md").read_text()
+        block = doc.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
+        assert block == T.fields_markdown()
+
     def test_gaming_weights_allowed_explicitly(self):
         a = T.ReasonshapeArguments(format_weight=2.0, allow_gaming_weights=True)
         assert a.weights.gaming_margin() < 0
@@ -141,6 +146,17 @@ class TestCli:
     def test_train_without_args_is_an_error(self, capsys):
         assert T.train_main(argparse.Namespace(trl_args=[])) == 2
 
+    def test_through_the_reasonshape_command(self, monkeypatch, capsys, tmp_path):
+        from reasonshape import cli
+
+        monkeypatch.setattr(cli, "SUBCOMMAND_MODULES", ("reasonshape.training.train",))
+        assert cli.main(["train", "--help"]) == 0
+        assert "--judge_trials" in capsys.readouterr().out
+        assert cli.main(["train", "--config", str(tmp_path / "missing.yaml")]) == 2
+        assert "missing.yaml" in capsys.readouterr().err
+        assert cli.main(["train", "--config", str(SMOKE), "--dataset_size", "0"]) == 2
+        assert "dataset_size must be an integer >= 1, got 0" in capsys.readouterr().err
+
     def test_ablate_arguments(self):
         args = self._parser().parse_args(["ablate", "--configs", "a.yaml", "b.yaml", "--out", "o", "--set",
                                           "max_steps=1"])
@@ -180,9 +196,8 @@ class TestCli:
             T.run_ablation([str(tmp_path / "none.yaml")], tmp_path)
 
     def test_comparison_table(self):
-        rows = [("a", "done", {"global_step": 2, "runtime_s": 3.0, "final_metrics": {
-            "reward": 1.0, "rewards/accuracy_reward/mean": 0.5, "reasonshape/accuracy": 0.5, "reasonshape/eta": 0.25}}),
-                ("b", "failed: X", {})]
+        fm = {"reward": 1.0, "rewards/accuracy_reward/mean": 0.5, "reasonshape/accuracy": 0.5, "reasonshape/eta": 0.25}
+        rows = [("a", "done", {"global_step": 2, "runtime_s": 3.0, "final_metrics": fm}), ("b", "failed: X", {})]
         table = T.comparison_table(rows)
         lines = table.strip().splitlines()
         assert lines[0] == ("| config | status | steps | reward | accuracy_reward | accuracy | eta | claim accuracy | "
