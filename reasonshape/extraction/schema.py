@@ -102,6 +102,9 @@ class SchemaReader:
         self._value_re = re.compile(rf"^(?:{value_alt})$", re.IGNORECASE)
         self.fixed_tokens: set[str] = set()
         self.symbols = self._answer_symbols() if self.grid else {}
+        self._sign_table = str.maketrans({ch: " " for ch in _SIGNS
+                                          if ch not in self.symbols and ch not in self.fixed_tokens})
+        self._max_row_chars = 16 * max(1, self.cols) + 40  # a written-out grid row is never longer
 
     def _answer_symbols(self) -> dict[str, Hashable]:
         """The answer format's symbol -> value map, learned from the puzzle's own ``format_answer`` of a solution
@@ -238,6 +241,8 @@ class SchemaReader:
             if vals is not None and 1 <= r <= self.rows:
                 return self._listing_row(r, vals, offset + m.start(2), offset + m.end())
             return []
+        if len(text) > self._max_row_chars:
+            return []
         vals = self._tokens(text)
         return [] if vals is None else [Mention(Claim("_grid_row", (), tuple(vals)), offset, offset + len(text), True)]
 
@@ -247,8 +252,7 @@ class SchemaReader:
         t = _TAGS.sub(" ", text).strip()
         if t.endswith(".") and "." not in self.symbols and "." not in self.fixed_tokens:
             t = t[:-1]
-        return "".join(" " if ch in _SIGNS and ch not in self.symbols and ch not in self.fixed_tokens else ch
-                       for ch in t)
+        return t.translate(self._sign_table)
 
     def _tokens(self, text: str) -> list | None:
         text = self._clean_row_text(text)

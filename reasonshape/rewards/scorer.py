@@ -1,6 +1,6 @@
 """Scoring one completion: parse -> verify -> extract -> claim graph -> eta and metrics, in one place.
 
-Rewards (:mod:`reasonshape.rewards.trl`) and the eval (:mod:`reasonshape.training.eval`) both read
+Rewards (:mod:`reasonshape.rewards.functions`) and the eval (:mod:`reasonshape.training.eval`) both read
 :class:`CompletionScore`; :class:`Scorer` caches scores so each completion is scored ONCE per step however many
 reward functions read it, and caches per-instance extraction contexts so a GRPO group shares them.
 Source: reasonshape choice.

@@ -560,6 +560,9 @@ class EvalConfig:
                 "files (.json file, directory, or the shared .jsonl layout); no sampling"})
     traces_format: Literal["auto", "reasonshape", "reasoning_gym"] = field(default="auto", metadata={
         "help": "format of --traces (auto: by extension and first line)"})
+    embedded: bool = field(default=False, metadata={
+        "help": "score the real traces shipped with reasonshape (also what happens with neither --model nor "
+                "--traces)"})
     model: str | None = field(default=None, metadata={
         "help": "model directory (transformers/vllm) or served model name (with --base-url)"})
     backend: Literal["transformers", "vllm", "openai"] | None = field(default=None, metadata={
@@ -620,6 +623,9 @@ class EvalConfig:
         if not isinstance(self.out, (str, Path)) or not str(self.out):
             raise ConfigError(f"out must be a directory path, got {self.out!r}")
         self.out = str(self.out)
+        if self.embedded and (self.traces is not None or self.model is not None):
+            raise ConfigError("embedded excludes traces and model: it scores the shipped traces; drop --embedded "
+                              "or the other input")
         if self.traces is not None and self.model is not None:
             raise ConfigError("traces and model exclude each other: --traces scores existing completions, --model "
                               "samples new ones; give one")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import MISSING, asdict, dataclass, field, fields
@@ -557,6 +558,11 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
     ConfigError
         No configs, a missing config file, or two configs with the same stem. A run that fails is recorded in the
         table as failed (with the error) and the next config runs.
+
+    Notes
+    -----
+    Runs are in process, one after another. Under ``accelerate launch -m reasonshape.cli ablate ...`` every rank
+    runs the same sequence (each config is one distributed run) and rank 0 writes the table.
     """
     if not configs:
         raise ConfigError("configs must list at least one YAML file, got []")
@@ -580,14 +586,15 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
         argv = ["--config", cfg, *(overrides or []), "--output_dir", str(run_dir)]
         try:
             rs, grpo, model = parse_train_args(argv)
-            run_training(rs, grpo, model, config_path=cfg)
-            record = _read_result(run_dir)
-            rows.append((stem, "done", record or {}))
+            result = run_training(rs, grpo, model, config_path=cfg)
+            rows.append((stem, "done", {"global_step": result.global_step, "runtime_s": result.runtime_s,
+                                        "final_metrics": result.final_metrics}))
         except Exception as e:  # one failed config must not lose the others
             print(f"[ablate] {stem}: failed: {type(e).__name__}: {e}", file=sys.stderr)
             rows.append((stem, f"failed: {type(e).__name__}: {str(e)[:120]}", {}))
     path = root / COMPARISON_FILE
-    path.write_text(comparison_table(rows))
+    if int(os.environ.get("RANK", "0")) == 0:  # under `accelerate launch`, one rank writes the table
+        path.write_text(comparison_table(rows))
     return path
 
 

@@ -216,7 +216,7 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     out = tmp_path / "out"
     results = out / "results.jsonl"
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
-    cmd = [sys.executable, "-m", "reasonshape.training.eval", "--traces", str(path), "--out", str(out),
+    cmd = [sys.executable, "-m", "reasonshape.cli", "eval", "--traces", str(path), "--out", str(out),
            "--batch-instances", "1", "--no-progress", "--no-report"]
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -345,6 +345,7 @@ class TestConfigAndCli:
         ({"levels": ["medium"]}, "levels must be among"),
         ({"model": "m", "backend": "openai"}, "base_url must be given"),
         ({"keep_graphs": -1}, "keep_graphs must be"),
+        ({"embedded": True, "model": "m"}, "embedded excludes"),
     ])
     def test_bad_settings_raise_config_error(self, kwargs, match):
         with pytest.raises(ConfigError, match=match):
@@ -361,6 +362,12 @@ class TestConfigAndCli:
         args = parser.parse_args(["--model", "m", "--k", "4", "--puzzles", "solo", "tents", "--no-su"])
         assert (args.model, args.k, args.puzzles, args.su, args.temperature) == ("m", 4, ["solo", "tents"], False,
                                                                                  1.0)
+
+    def test_cli_embedded_flag_as_make_demo_calls_it(self, tmp_path, capsys):
+        from reasonshape.cli import main as cli_main
+
+        assert cli_main(["eval", "--embedded", "--out", str(tmp_path / "e"), "--no-progress", "--no-report"]) == 0
+        assert "24 records, 24 new" in capsys.readouterr().out
 
     def test_main_in_process(self, tmp_path, capsys):
         path = _handmade_traces(tmp_path)
