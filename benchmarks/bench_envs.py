@@ -32,19 +32,20 @@ def bench_puzzle(name: str, n: int, seed: int = 0) -> list[dict]:
     p = envs.get(name)
     rows = []
     for level in envs.LEVEL_NAMES:
-        gen_t, _ = _median_time(lambda i: p.generate(level, seed=seed + 1000, index=i), n)
+        gen_t, _ = _median_time(lambda i, level=level: p.generate(level, seed=seed + 1000, index=i), n)
         insts = [p.generate(level, seed=seed + 1000, index=i) for i in range(n)]
 
-        def solve(i):
+        def solve(i, insts=insts):
             # a fresh instance object bypasses the solve cache
             inst = p.parse_game_id(p.format_game_id(insts[i]))
             return p._solve(inst, 2)
 
         solve_t, _ = _median_time(solve, n)
-        texts = [f"Reasoning...\n<answer>\n{p.format_answer(inst, p.unique_solution(inst))}\n</answer>" for inst in insts]
+        texts = [f"Reasoning...\n<answer>\n{p.format_answer(inst, p.unique_solution(inst))}\n</answer>"
+                 for inst in insts]
         reps = 50
 
-        def check(i):
+        def check(i, insts=insts, texts=texts, reps=reps):
             inst = insts[i]
             for _ in range(reps):
                 assert p.check(inst, p.parse_answer(texts[i], inst)).ok
@@ -54,7 +55,7 @@ def bench_puzzle(name: str, n: int, seed: int = 0) -> list[dict]:
                "check_ms": check_t / reps * 1e3, "sgt_s": None}
         binary = p.sgt_binary()
         if binary:
-            def sgt(i):
+            def sgt(i, binary=binary, level=level):
                 subprocess.run([binary, "--generate", "1", f"{p.LEVELS[level]}#{seed + i}"], capture_output=True,
                                check=True)
             row["sgt_s"], _ = _median_time(sgt, n)

@@ -71,11 +71,18 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def _unavailable(reason: str):
+    """Skip locally, but FAIL under CI (CI=true): there the real HTTP server must run, a skip would hide it."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def serve_url(tiny_model_dir, tmp_path_factory):
     """OpenAI base URL of a ``transformers serve`` subprocess serving ``tiny_model_dir`` (session-scoped)."""
     if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
-        pytest.skip("transformers serve cannot start here: fastapi/uvicorn missing (install transformers[serving])")
+        _unavailable("transformers serve cannot start here: fastapi/uvicorn missing (install transformers[serving])")
     port = _free_port()
     log_path = tmp_path_factory.mktemp("serve") / "serve.log"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
@@ -86,10 +93,11 @@ def serve_url(tiny_model_dir, tmp_path_factory):
         while not _healthy(f"http://127.0.0.1:{port}/health"):
             if proc.poll() is not None:
                 tail = log_path.read_text(errors="replace")[-1500:]
-                pytest.skip(f"transformers serve exited with code {proc.returncode} before serving:\n{tail}")
+                _unavailable(f"transformers serve exited with code {proc.returncode} before serving:\n{tail}")
             if time.monotonic() > deadline:
                 tail = log_path.read_text(errors="replace")[-1500:]
-                pytest.skip(f"transformers serve did not answer /health within {_SERVE_START_TIMEOUT_S:.0f}s:\n{tail}")
+                _unavailable(f"transformers serve did not answer /health within {_SERVE_START_TIMEOUT_S:.0f}s:"
+                             f"\n{tail}")
             time.sleep(0.25)
         yield f"http://127.0.0.1:{port}/v1"
     finally:

@@ -55,7 +55,7 @@ LEVEL_NAMES: tuple[str, ...] = ("trivial", "easy", "normal", "hard")
 Cell = tuple[int, int]
 
 
-class ClaimLabel(str, enum.Enum):
+class ClaimLabel(enum.StrEnum):
     """A claim occurrence's label (paper A §B step 4). ``tentative`` is given by extraction, never by a puzzle."""
 
     CORRECT = "correct"
@@ -320,8 +320,14 @@ class Puzzle(ABC):
             The attempt budget ran out, the ``sgt`` binary is missing or failed, or the result is not unique.
         """
         if isinstance(level_or_params, str):
-            params = self.level_params(level_or_params) if level_or_params in self.LEVELS else \
-                self.parse_params(level_or_params)
+            if level_or_params in self.LEVELS:
+                params = self.level_params(level_or_params)
+            else:
+                try:
+                    params = self.parse_params(level_or_params)
+                except GameIdError as e:
+                    raise ValueError(f"level must be one of {list(self.LEVELS)} or a {self.name} params string, got "
+                                     f"{level_or_params!r} ({e})") from None
             tag = level_or_params
         else:
             params, tag = level_or_params, self.format_params(level_or_params)

@@ -108,9 +108,11 @@ _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight",
                  "twelve", "thirteen", "fourteen", "fifteen", "sixteen")
 
 _CELL = r"\(\s*(\d+)\s*,\s*(\d+)\s*\)"
+# The second cell may follow a cell word ("cell (5,4) > cell (6,4)", "Position (1,4) > Position (2,4)"); other
+# conventions ("row 4, column 2 > row 3, column 2") reach this pattern normalised to "(r,c)" by the schema reader.
 _REL_RE = re.compile(_CELL + r"\s*(is not greater than|is greater than|is not less than|is less than|"
-                     r"is not larger than|is larger than|is not smaller than|is smaller than|>|<)\s*" + _CELL,
-                     re.IGNORECASE)
+                     r"is not larger than|is larger than|is not smaller than|is smaller than|>|<)\s*"
+                     r"(?:(?:the\s+)?(?:cell|square|position|pos)\.?\s{0,2})?" + _CELL, re.IGNORECASE)
 _ADJ_RE = re.compile(_CELL + r"\s*and\s*" + _CELL + r"\s*are\s+(not\s+)?consecutive", re.IGNORECASE)
 # Characters of a copied constraint row (vertical signs, bars) and of in-row signs.
 _VERTICAL = set("∧∨^vV-|")
@@ -734,8 +736,11 @@ class Unequal(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read ``greater`` claims ("(1,3) is greater than (1,2)", "is less than", "is not greater than",
-        "(1,3) > (1,2)", "(1,2) < (1,3)"...) and ``adjacent`` claims ("(1,2) and (1,3) are [not] consecutive").
-        Cells off the grid are skipped. Linear time: two non-nested regular expressions."""
+        "(1,3) > (1,2)", "(1,2) < (1,3)", "cell (5,4) > cell (6,4)"...) and ``adjacent`` claims ("(1,2) and (1,3)
+        are [not] consecutive"). Cells are 1-based ``(row, column)``; cells off the grid are skipped. Other cell
+        conventions ("row 4, column 2", "[4][2]", "Row 4: position 2") are rewritten to ``(r,c)`` by
+        :class:`~reasonshape.extraction.schema.SchemaReader` before this is called. Linear time: two non-nested
+        regular expressions."""
         n = instance.params.order
         out: list[tuple[Claim, int, int]] = []
         for m in _REL_RE.finditer(text):

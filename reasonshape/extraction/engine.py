@@ -473,16 +473,19 @@ class _Engine:
         self.final_answer()
 
     def verbose_recheck(self) -> None:
-        """Re-check the finished grid: restate every decided value once, in groups of up to 8 variables."""
-        self.say(["Now let me verify the finished grid, value by value."])
-        c_star = self.p.solution_claims(self.inst)
-        decided = [v for v in sorted(self.value_node, key=str) if self.w.nodes[self.value_node[v]][0] in c_star
-                   or not VERBOSE_CSTAR_ONLY]
-        for k in range(0, len(decided), 8):
-            pieces: list = ["Checking: "]
-            for j, v in enumerate(decided[k:k + 8]):
-                pieces += ([", "] if j else []) + [("restate", self.w.nodes[self.value_node[v]][0])]
-            self.say(pieces + [", which is consistent."])
+        """Re-check the finished grid unit by unit: for every unit with two or more variables, restate the value
+        of each of its variables (a variable in k units is restated k times, each restatement citing the previous
+        occurrence)."""
+        self.say(["Now let me verify the finished grid, unit by unit."])
+        for unit in self.units:
+            vars_ = [v for v in unit.variables if v in self.value_node]
+            if len(vars_) < 2:
+                continue
+            for k in range(0, len(vars_), 12):
+                pieces: list = [f"Checking {unit.name} again: "]
+                for j, v in enumerate(vars_[k:k + 12]):
+                    pieces += ([", "] if j else []) + [("restate", self.w.nodes[self.latest(self.value_node[v])][0])]
+                self.say(pieces + [", which is consistent."])
 
     def final_answer(self) -> None:
         """The answer block; for grid answers each row line restates that row's value claims."""

@@ -63,7 +63,8 @@ def support_check_prompt(window: str, claims: list[tuple[int, str]]) -> list[dic
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]
 
 
-def rule_extraction_prompt(puzzle_prompt: str, prefix: str, earlier: list[tuple[int, str]], claim_text: str) -> list[dict]:
+def rule_extraction_prompt(puzzle_prompt: str, prefix: str, earlier: list[tuple[int, str]],
+                           claim_text: str) -> list[dict]:
     """Step 3: the rule application deriving one claim from earlier claims, or 'directly stated'.
 
     ``prefix`` is the trace up to the claim's last supporting sentence; ``earlier`` the numbered earlier claims.

@@ -1,29 +1,54 @@
 """The deterministic claim schema: recognising claims in a sentence, for every puzzle.
 
 Generic recognisers cover the conventions of the prompt and what real models write, for every puzzle whose
-variables are grid cells: cell references ``(3,4)``, ``r3c4``, ``R3C4``, ``row 3, column 4``, ``cell at row 3
-col 4``; value claims ("(3,4) is 5", "(3,4) = 5", "r3c4 must be a tent", "place 5 at (3,4)"), eliminations
-("(2,5) is not 3", "(2,5) can't be 3"), candidate lists ("(2,5) can be 1 or 6"), count claims ("row 3 needs 2 more
-tents", "column 2 has 3 lights"), row listings ("Row 4: 1 3 4 2") and grids written out mid-trace. Values are
-digits or the puzzle's ``VALUE_WORDS``. Each puzzle adds recognisers for its own claim kinds through
-:meth:`~reasonshape.envs.base.Puzzle.parse_claim_text` (edges, bridges...).
+variables are grid cells. Cell references (all 1-based, row first, row 1 at the top, as the model writes them):
+
+* explicit: ``(3,4)``, ``r3c4`` / ``R3C4``, ``[3][4]``, ``[3,4]``, optionally after "cell" / "position" / "square"
+  ("cell (5,4)", "position [3,2]");
+* a row and a column, cardinal or ordinal: "row 3, column 4", "row 3 col 4", "row 3 and column 4", "the third row,
+  fourth column", "the third row's fourth column", "column 4 of row 3", "the 4th column in the 3rd row", "column 4,
+  row 3", "the fourth column's third row";
+* a position inside a named line: "row 3 position 4", "Row 3, pos 4", "position 4 in row 3", "the fourth cell of
+  the third row", "the third row's fourth cell", and "position N" / "the N-th cell" after a row (or column) named
+  earlier in the same sentence ("Row 4: position 1 < position 2 = 6": (4,1), (4,2); "Column 2: position 3" is
+  (3,2), a position in a column being its row).
+
+Claims: value claims ("(3,4) is 5", "(3,4) = 5", "r3c4 must be a tent", "the third row, fourth column is '3'",
+"place 5 at (3,4)", "Row 6: 6 in position 1"), eliminations ("(2,5) is not 3", "(2,5) can't be 3"), candidate lists
+("(2,5) can be 1 or 6"), count claims ("row 3 needs 2 more tents", "column 2 has 3 lights"), row and column listings
+("Row 4: 1 3 4 2", "Second row: _ 4 3 2.", "So, the first column is \"1, 4, 3, 2\".") and grids written out
+mid-trace. Values are digits or the puzzle's ``VALUE_WORDS``, optionally in quotes or backticks. Each puzzle adds
+recognisers for its own claim kinds through :meth:`~reasonshape.envs.base.Puzzle.parse_claim_text` (edges,
+bridges, inequalities...); those recognisers read the ``(r,c)`` form, so the reader also hands them the sentence
+with every other cell reference rewritten as ``(r,c)`` ("row 4, column 2 > row 3, column 2" -> "(4,2) > (3,2)")
+and maps the spans back.
+
+Precision comes first (a false claim costs more than a missed one): an ordinal is read only right before "row",
+"column" or a cell word ("the first thing", "the first row 3" are not references), "position N" only after a line
+named in the same sentence, a plural ("positions 1, 2") never, and a bracket pair never where it reads as a value
+list ("can be [1, 2]", "grid[2][3]").
 
 Every pattern is a flat regular expression without nested unbounded quantifiers, and every predicate is matched
-in a bounded window after (or before) a cell reference, so recognition is linear in the trace length (a 1 MB trace
-is a test). Source: paper A §B step (1), deterministic templates; the patterns are reasonshape's.
+in a bounded window after (or before) a cell reference, so recognition is linear in the trace length (1 MB traces
+are tests). Source: paper A §B step (1), deterministic templates; the patterns and conventions are reasonshape's,
+taken from 1,040 real traces (``docs/real_traces.md``).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from reasonshape.envs.answer import split_tokens
 from reasonshape.envs.base import Claim, Instance, Puzzle
 
-__all__ = ["Mention", "SchemaReader", "CELL_REF"]
+__all__ = ["Mention", "SchemaReader", "CELL_REF", "CellRef", "cell_refs", "ordinal"]
 
+#: The explicit cell references ``(r,c)``, ``r3c4``, ``row r, column c`` (kept for callers that need only these;
+#: :func:`cell_refs` reads every convention).
 CELL_REF = re.compile(
     r"\(\s*(?P<r1>\d{1,2})\s*,\s*(?P<c1>\d{1,2})\s*\)"
     r"|\b[rR](?P<r2>\d{1,2})\s?[cC](?P<c2>\d{1,2})\b"
@@ -37,6 +62,238 @@ _SEPARATOR_CHARS = set("∧∨^vV|-+=<>")
 _BLANKS = {"_", "?", "-", "*"}
 _BLANK = object()  # a blank cell in a row listing
 _PLACE = re.compile(r"\b(?:place|put|write|fill(?:\s+in)?|enter|mark|draw)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)
+_QUOTES = "\"'`‘’“”"
+_OPEN_Q = "[\"'`‘“]?"
+
+# ------------------------------------------------------------------------------------------ cell references
+_ORD_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+              "eleventh", "twelfth")
+_ORD_INDEX = {w: i for i, w in enumerate(_ORD_WORDS, 1)}
+_ORD = r"(?:" + "|".join(_ORD_WORDS) + r"|\d{1,2}(?:st|nd|rd|th))"
+_CELL_WORD = r"(?:cell|position|spot|square|entry)"
+
+
+def ordinal(token: str) -> int | None:
+    """An ordinal word or numeral -> its 1-based index ("third" -> 3, "3rd" -> 3, "12th" -> 12), else ``None``.
+
+    Only the suffix that English uses for the number is accepted ("3th", "1nd" are ``None``). Source: reasonshape
+    choice (the words real models write: first ... twelfth and numerals).
+    """
+    t = token.strip().lower()
+    if t in _ORD_INDEX:
+        return _ORD_INDEX[t]
+    m = re.fullmatch(r"(\d{1,2})(st|nd|rd|th)", t)
+    if not m:
+        return None
+    n = int(m.group(1))
+    want = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return n if n >= 1 and m.group(2) == want else None
+
+
+def _row(g: str) -> str:
+    """A named row: "row 3" or "the third row" (an ordinal row never right before a number: "first row 3")."""
+    return (rf"(?:\b(?:the\s{{1,3}})?(?P<{g}_o>{_ORD})\s{{1,3}}row\b(?!'?s?\s{{0,3}}\d)"
+            rf"|\brow\s{{0,3}}(?P<{g}_n>\d{{1,2}})\b)")
+
+
+def _col(g: str) -> str:
+    """A named column: "column 4", "col 4", "col. 4" or "the fourth column"."""
+    return (rf"(?:\b(?:the\s{{1,3}})?(?P<{g}_o>{_ORD})\s{{1,3}}col(?:umn)?\b(?!'?s?\s{{0,3}}\d)"
+            rf"|\bcol(?:umn)?\.?\s{{0,3}}(?P<{g}_n>\d{{1,2}})\b)")
+
+
+def _pos(g: str) -> str:
+    """A position inside a line: "position 4", "pos 4", "pos4" or "the fourth cell / position / spot"."""
+    return (rf"(?:\b(?:the\s{{1,3}})?(?P<{g}_o>{_ORD})\s{{1,3}}{_CELL_WORD}\b"
+            rf"|\b(?:position|pos)\.?\s{{0,2}}(?P<{g}_n>\d{{1,2}})\b)")
+
+
+_S = r"\s{0,3}"
+# Alternatives, tried in this order at each position; each is wrapped in a named group whose name says its form.
+_REF_FORMS = (
+    # explicit, optionally after a cell word ("cell (5,4)", "position [3,2]")
+    ("EX", rf"(?:\b(?:cell|square|position|pos)\.?\s{{0,2}})?(?P<EXcore>\({_S}(?P<EXr1>\d{{1,2}}){_S},{_S}"
+           rf"(?P<EXc1>\d{{1,2}}){_S}\)|(?<![\w\]])\[{_S}(?P<EXr2>\d{{1,2}}){_S}(?:\]\s{{0,2}}\[|,){_S}"
+           rf"(?P<EXc2>\d{{1,2}}){_S}\]|\b[rR](?P<EXr3>\d{{1,2}})\s?[cC](?P<EXc3>\d{{1,2}})\b)"),
+    # "row 3 and column 4" (cardinal only: "the first row and first column" names two lines)
+    ("RA", rf"\brow\s{{0,3}}(?P<RAr>\d{{1,2}}){_S},?{_S}and\s{{1,3}}col(?:umn)?\.?\s{{0,3}}(?P<RAc>\d{{1,2}})\b"),
+    # "row 3, column 4", "the third row's fourth column"
+    ("RC", rf"{_row('RCa')}(?:'s)?{_S},?{_S}{_col('RCb')}"),
+    # "row 3 position 4", "the third row's second cell" (also sets the row context)
+    ("RP", rf"{_row('RPa')}(?:'s)?{_S},?{_S}{_pos('RPb')}"),
+    # "column 4, row 3", "the fourth column's third row"
+    ("CR", rf"{_col('CRa')}(?:'s\s{{1,3}}|{_S},{_S}){_row('CRb')}"),
+    # "column 2, position 3" / "column 2's third cell": position in a column = row (also sets the column context)
+    ("CP", rf"{_col('CPa')}(?:'s)?{_S},?{_S}{_pos('CPb')}"),
+    # "column 4 of row 3", "the 4th column in the 3rd row"
+    ("CO", rf"{_col('COa')}\s{{1,3}}(?:of|in)\s{{1,3}}{_row('COb')}"),
+    # "row 3 of column 4", "the third row in column 4"
+    ("RO", rf"{_row('ROa')}\s{{1,3}}(?:of|in)\s{{1,3}}{_col('ROb')}"),
+    # "position 4 in row 3", "the fourth cell of the third row"
+    ("PR", rf"{_pos('PRa')}\s{{1,3}}(?:of|in)\s{{1,3}}{_row('PRb')}"),
+    # "position 3 in column 2", "the third cell of column 2"
+    ("PC", rf"{_pos('PCa')}\s{{1,3}}(?:of|in)\s{{1,3}}{_col('PCb')}"),
+    # a line alone: sets the context for later positions
+    ("LR", _row("LR")),
+    ("LC", _col("LC")),
+    # a position alone: a cell only inside a context
+    ("PO", _pos("PO")),
+)
+_REF = re.compile("|".join(rf"(?P<{name}>{pat})" for name, pat in _REF_FORMS), re.IGNORECASE)
+# A bracket pair right after these words is a value list, not a cell ("can be [1, 2]", "∈ [3,4]").
+_LIST_BEFORE = re.compile(r"(?:∈|=|:|\{|\bbe|\bin|\bare|\bof|\bfrom|\bor|\bvalues?|\bcandidates?|\boptions?|"
+                          r"\bnot|\bnumbers?)\s{0,3}$", re.IGNORECASE)
+
+
+class CellRef(NamedTuple):
+    """A cell reference found in a text.
+
+    Attributes
+    ----------
+    start, end : int
+        ``[start, end)`` of the reference itself (for "cell (5,4)": of "(5,4)").
+    cell : tuple of int
+        ``(row, column)``, 1-based as written; not checked against a grid.
+    outer : int
+        Start of the whole phrase including a leading cell word ("cell", "position"), ``<= start``.
+    positional : bool
+        The column (or row) index came from a position inside a line ("position 5", "the fifth cell").
+    """
+
+    start: int
+    end: int
+    cell: tuple[int, int]
+    outer: int
+    positional: bool
+
+
+def _line(m: re.Match, g: str) -> int | None:
+    o = m.group(g + "_o")
+    return ordinal(o) if o else int(m.group(g + "_n"))
+
+
+def cell_refs(text: str) -> list[CellRef]:
+    """Every cell reference in ``text`` (one sentence), left to right, in the conventions of the module docstring.
+
+    Parameters
+    ----------
+    text : str
+        One sentence (the line context of "position N" does not cross sentences).
+
+    Returns
+    -------
+    list of CellRef
+        Non-overlapping references; cells are 1-based ``(row, column)`` and may lie off the grid (the caller checks).
+        A row or column index of 0 is kept as written (0-based coordinates were not seen in real traces).
+
+    Notes
+    -----
+    One left-to-right pass of one alternation of bounded patterns: O(len(text)). A named line ("Row 4", "the
+    second row", "row 3 position 1") sets the context; "position N" / "the N-th cell" alone is read in it (a row:
+    column N; a column: row N) and skipped without one. Source: reasonshape choice, from real traces.
+    """
+    out: list[CellRef] = []
+    ctx: tuple[str, int] | None = None
+    for m in _REF.finditer(text):
+        kind = m.lastgroup
+        if kind == "EX":
+            core = m.start("EXcore")
+            if text[core] == "[" and _LIST_BEFORE.search(text, max(0, core - 16), core):
+                continue
+            r = m.group("EXr1") or m.group("EXr2") or m.group("EXr3")
+            c = m.group("EXc1") or m.group("EXc2") or m.group("EXc3")
+            out.append(CellRef(core, m.end(), (int(r), int(c)), m.start(), False))
+            continue
+        cell, positional = None, False
+        if kind == "RA":
+            cell = (int(m.group("RAr")), int(m.group("RAc")))
+        elif kind in ("RC", "CR", "CO", "RO"):
+            a, b = _line(m, kind + "a"), _line(m, kind + "b")
+            cell = (a, b) if kind in ("RC", "RO") else (b, a)
+        elif kind == "RP":
+            row, i = _line(m, "RPa"), _line(m, "RPb")
+            cell, positional = ((row, i) if row and i else None), True
+            ctx = ("row", row) if row else ctx
+        elif kind == "CP":
+            col, i = _line(m, "CPa"), _line(m, "CPb")
+            cell, positional = ((i, col) if col and i else None), True
+            ctx = ("col", col) if col else ctx
+        elif kind in ("PR", "PC"):
+            i, line = _line(m, kind + "a"), _line(m, kind + "b")
+            cell, positional = ((line, i) if kind == "PR" else (i, line)), True
+        elif kind in ("LR", "LC"):
+            n = _line(m, kind)
+            ctx = (("row" if kind == "LR" else "col"), n) if n else None
+            continue
+        elif kind == "PO":
+            i = _line(m, "PO")
+            if ctx is None or not i:
+                continue
+            cell, positional = ((ctx[1], i) if ctx[0] == "row" else (i, ctx[1])), True
+        if cell is None or None in cell:
+            continue
+        out.append(CellRef(m.start(), m.end(), cell, m.start(), positional))
+    return out
+
+
+class _Canon:
+    """``text`` with every cell reference not already written ``(r,c)`` rewritten as ``(r,c)``, and the map of
+    offsets back (so the puzzles' own recognisers, which read ``(r,c)``, see every convention)."""
+
+    def __init__(self, text: str, refs: list[CellRef]):
+        parts, self._cs, self._table = [], [], []
+        pos = out = 0
+        for ref in refs:
+            rep = f"({ref.cell[0]},{ref.cell[1]})"
+            if text[ref.outer:ref.end] == rep:
+                continue
+            parts.append(text[pos:ref.outer])
+            out += ref.outer - pos
+            self._cs.append(out)
+            self._table.append((out, out + len(rep), ref.outer, ref.end))
+            parts.append(rep)
+            out += len(rep)
+            pos = ref.end
+        parts.append(text[pos:])
+        self.changed = bool(self._table)
+        self.text = "".join(parts)
+
+    def start(self, x: int) -> int:
+        i = bisect.bisect_right(self._cs, x) - 1
+        if i < 0:
+            return x
+        cs, ce, os_, oe = self._table[i]
+        return os_ if x < ce else oe + (x - ce)
+
+    def end(self, x: int) -> int:
+        i = bisect.bisect_left(self._cs, x) - 1
+        if i < 0:
+            return x
+        cs, ce, os_, oe = self._table[i]
+        return oe if x <= ce else oe + (x - ce)
+
+
+# ------------------------------------------------------------------------------------------ listings
+# Words that may open a listing sentence ("So, the second row is: 1 3 4 2.", "Looking at the fourth row: 3 1 4 2",
+# "Corrected 8th row: ..."). Hypothetical openers ("if", "suppose", "let's try") are deliberately absent.
+_LIST_OPEN = (r"(?:(?:so|thus|then|now|therefore|hence|finally|and|also)\s{0,2}[,:]?\s{1,3}){0,2}"
+              r"(?:(?:for|in|with|looking\s+at|focusing\s+on|considering|consider|checking|analy[sz]ing|"
+              r"let'?s\s+(?:analy[sz]e|look\s+at|check|consider|examine)|start(?:ing)?\s+with)\s{1,3})?"
+              r"(?:the\s{1,3})?(?:(?:correct|corrected|updated|final|new|completed|complete|current|"
+              r"resulting|filled)\s{1,3})?")
+_LISTING = re.compile(
+    rf"^\s*(?:[-*•]\s*)?{_LIST_OPEN}(?:{_row('Lr')}|{_col('Lc')}|\br\s{{0,2}}(?P<Lrr>\d{{1,2}}))"
+    rf"\s{{0,3}}(?:is\s+now|is|becomes|must\s+be|[:=→])\s{{0,3}}:?\s*(?P<body>.+)$", re.IGNORECASE)
+_TICKS = re.compile(r"\s*[✓✔]+\s*$")
+# "V in position N" (value before a positional reference): what may stand right before the value, and what
+# makes the phrase no claim (negation, a list of values, a list of positions after it).
+_VAL_IN_BEFORE = re.compile(r"(?:^|[:;(,]|\b(?:has|have|had|with|and|missing|needs?|so|then))\s*$", re.IGNORECASE)
+_VAL_IN_NEG = re.compile(r"\b(?:not|no|never|cannot|can'?t|won'?t|isn'?t|without|other\s+than|except)\b|n't\b",
+                         re.IGNORECASE)
+_VAL_LIST = re.compile(r"(?P<w>\b[a-z]+\.?)?\s*(?<![\w)\]])\d{1,2}\s*(?:,|and|or|&)\s*$", re.IGNORECASE)
+_REF_WORDS = {"row", "column", "col", "col.", "position", "pos", "pos.", "cell", "box", "block", "cage", "region"}
+_POS_LIST_AFTER = re.compile(r"\s*(?:or|and|/|&|,)\s*(?:the\s+)?\d{1,2}\b(?!\s*(?:is\s+)?(?:in|at)\b)",
+                             re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -78,22 +335,25 @@ class SchemaReader:
         alts = sorted((re.escape(w) for w in words), key=len, reverse=True)
         value_alt = r"\d{1,2}" + ("|" + "|".join(alts) if alts else "")
         v = rf"(?:{value_alt})"
+        qv = rf"{_OPEN_Q}{v}[\"'`’”]?"  # a value, optionally quoted: '2', "4", `3`
         art = r"(?:an?\s+|the\s+|value\s+|the\s+value\s+|number\s+|digit\s+)?"
         self._neg = re.compile(
             rf"\s*(?:is\s+not|isn't|is\s+never|cannot\s+be|can't\s+be|can\s+not\s+be|must\s+not\s+be|"
-            rf"should\s+not\s+be|won't\s+be|≠|!=|=/=)\s*{art}(?P<v>{v})(?![\w-])", re.IGNORECASE)
+            rf"should\s+not\s+be|won't\s+be|≠|!=|=/=)\s*{art}{_OPEN_Q}(?P<v>{v})(?![\w-])", re.IGNORECASE)
         self._cand = re.compile(
             rf"\s*(?:can\s+only\s+be|can\s+be|could\s+be|could\s+only\s+be|is\s+either|must\s+be\s+either|"
-            rf"candidates?\s*(?:are|is|:)|∈|in)\s*(?:either\s+)?[{{\[]?\s*(?P<vs>{v}(?:\s*(?:,|or|/|\|)\s*"
-            rf"(?:or\s+)?{v}){{1,8}})(?![\w-])", re.IGNORECASE)
+            rf"candidates?\s*(?:are|is|:)|∈|in)\s*(?:either\s+)?[{{\[]?\s*(?P<vs>{qv}(?:\s*(?:,|or|/|\|)\s*"
+            rf"(?:or\s+)?{qv}){{1,8}})(?![\w-])", re.IGNORECASE)
         # "must be 3 or 4", "= 4, 5, 6, or 7": a value list with "or" is a candidate list, not a value.
         self._cand_or = re.compile(
-            rf"\s*(?:must\s+be|has\s+to\s+be|should\s+be|is|=|needs\s+to\s+be)\s*(?P<vs>{v}(?:\s*,\s*{v}){{0,8}}"
-            rf"\s*,?\s*or\s+{v})(?![\w-])", re.IGNORECASE)
+            rf"\s*(?:must\s+be|has\s+to\s+be|should\s+be|is|=|needs\s+to\s+be)\s*(?P<vs>{qv}(?:\s*,\s*{qv}){{0,8}}"
+            rf"\s*,?\s*or\s+{qv})(?![\w-])", re.IGNORECASE)
         self._pos = re.compile(
             rf"\s*(?:=|:|->|→|is|must\s+be|has\s+to\s+be|should\s+be|needs\s+to\s+be|becomes|gets|contains|"
-            rf"holds|will\s+be|would\s+be|has)\s*{art}(?P<v>{v})(?![\w-])", re.IGNORECASE)
+            rf"holds|will\s+be|would\s+be|has)\s*{art}{_OPEN_Q}(?P<v>{v})(?![\w-])", re.IGNORECASE)
         self._place_val = re.compile(rf"(?P<v>{v})\s+(?:at|in|into|on)\s+(?:cell\s+)?$", re.IGNORECASE)
+        # "Row 6: 6 in position 1", "We have 3 in position 4": the value right before a positional reference.
+        self._val_in = re.compile(rf"{_OPEN_Q}(?P<v>{v})[\"'`’”]?\s+(?:is\s+)?(?:in|at)\s+$", re.IGNORECASE)
         # Count claims need a value WORD ("2 tents"); "row 3 has 2 3s" is not read (too ambiguous with digits).
         self._count = re.compile(
             rf"\b(?P<line>row|column)\s+(?P<i>\d{{1,2}})\s+(?:needs|has|contains|requires|must\s+have|gets|"
@@ -104,8 +364,9 @@ class SchemaReader:
         self.symbols = self._answer_symbols() if self.grid else {}
         self._sign_table = str.maketrans({ch: " " for ch in _SIGNS
                                           if ch not in self.symbols and ch not in self.fixed_tokens})
+        self._quote_table = str.maketrans({ch: " " for ch in _QUOTES
+                                           if ch not in self.symbols and ch not in self.fixed_tokens})
         self._max_row_chars = 16 * max(1, self.cols) + 40  # a written-out grid row is never longer
-
     def _answer_symbols(self) -> dict[str, Hashable]:
         """The answer format's symbol -> value map, learned from the puzzle's own ``format_answer`` of a solution
         (so grids written in the answer notation, e.g. ``B W . #``, read as claims without per-puzzle code). The
@@ -137,7 +398,7 @@ class SchemaReader:
     # --------------------------------------------------------------------------------------------- values
     def value(self, token: str) -> Hashable | None:
         """A value token (digit or value word, case-insensitive) -> the puzzle's value, or ``None``."""
-        t = token.strip().lower()
+        t = token.strip().strip(_QUOTES).lower()
         if t in self.words:
             return self.words[t]
         if t.isdigit():
@@ -154,61 +415,109 @@ class SchemaReader:
 
     # --------------------------------------------------------------------------------------------- sentences
     def read(self, text: str, offset: int = 0) -> list[Mention]:
-        """Claims in one sentence ``text`` (``offset`` = its start in the trace), in order of appearance."""
-        own = [Mention(claim, offset + s, offset + e) for claim, s, e in self.puzzle.parse_claim_text(self.instance, text)]
+        """Claims in one sentence ``text`` (``offset`` = its start in the trace), in order of appearance.
+
+        Returns
+        -------
+        list of Mention
+            A row / column listing gives only its cell claims; otherwise the generic cell claims and the puzzle's own
+            claims (:meth:`Puzzle.parse_claim_text` on the sentence and on its ``(r,c)``-normalised form). Where a
+            puzzle claim covers a generic claim's predicate words, the puzzle claim wins; one that only shares the
+            cell reference ("(5,4) > (5,5) = 3") leaves the value claim standing.
+        """
+        refs = cell_refs(text) if self.grid else []
+        own_raw = list(self.puzzle.parse_claim_text(self.instance, text))
+        if refs:
+            canon = _Canon(text, refs)
+            if canon.changed:
+                for claim, s, e in self.puzzle.parse_claim_text(self.instance, canon.text):
+                    s, e = canon.start(s), canon.end(e)
+                    if not any(c == claim and s < e2 and s2 < e for c, s2, e2 in own_raw):
+                        own_raw.append((claim, s, e))
+        own = [Mention(claim, offset + s, offset + e) for claim, s, e in own_raw]
         found: list[Mention] = []
         if self.grid:
             listing = self._row_listing(text, offset)
             if listing:
                 return listing
-            generic = self._cell_claims(text, offset) + self._count_claims(text, offset)
-            # The puzzle's own recognisers win where they read the same words (e.g. a clue "column 2 has 1 tent").
-            found = [g for g in generic if not any(o.start < g.end and g.start < o.end for o in own)]
+            generic = self._cell_claims(text, offset, refs) + [(m, m.start) for m in self._count_claims(text, offset)]
+            # The puzzle's own recognisers win where they read the same predicate words (e.g. a clue "column 2 has 1
+            # tent"); sharing only the cell reference is no conflict.
+            found = [g for g, ref_end in generic if not any(o.start < g.end and ref_end < o.end for o in own)]
         found.extend(own)
         found.sort(key=lambda m: (m.start, m.end))
         return found
 
-    def _cell_claims(self, text: str, offset: int) -> list[Mention]:
+    def _cell_claims(self, text: str, offset: int, refs: list[CellRef]) -> list[tuple[Mention, int]]:
+        """Generic value / elimination / candidate claims after (or, for "place 5 at", before) each cell reference,
+        as ``(mention, end of its cell reference in the trace)``."""
         out = []
-        for m in CELL_REF.finditer(text):
-            r = int(m.group("r1") or m.group("r2") or m.group("r3"))
-            c = int(m.group("c1") or m.group("c2") or m.group("c3"))
-            cell = (r, c)
+        for ref in refs:
+            cell = ref.cell
             if cell not in self.domains:
                 continue
-            end = min(len(text), m.end() + _WINDOW)
-            pm = self._neg.match(text, m.end(), end)
+            a, b = ref.start, ref.end
+            ref_end = offset + b
+            end = min(len(text), b + _WINDOW)
+            pm = self._neg.match(text, b, end)
             if pm:
-                val = self.value(pm.group("v"))
-                cl = self._claim(cell, val, False)
+                cl = self._claim(cell, self.value(pm.group("v")), False)
                 if cl:
-                    out.append(Mention(cl, offset + m.start(), offset + pm.end()))
+                    out.append((Mention(cl, offset + a, offset + pm.end()), ref_end))
                 continue
-            pm = self._cand.match(text, m.end(), end) or self._cand_or.match(text, m.end(), end)
+            pm = self._cand.match(text, b, end) or self._cand_or.match(text, b, end)
             if pm:
                 vals = [self.value(t) for t in re.split(r"\s*(?:,|or|/|\|)\s*", pm.group("vs")) if t.strip()]
                 vals = tuple(sorted({x for x in vals if x is not None and x in self.domains[cell]}, key=str))
                 if len(vals) >= 2:
-                    out.append(Mention(Claim("candidates", (cell,), vals), offset + m.start(), offset + pm.end()))
+                    out.append((Mention(Claim("candidates", (cell,), vals), offset + a, offset + pm.end()), ref_end))
                     continue
                 if len(vals) == 1:
-                    out.append(Mention(self._claim(cell, vals[0]), offset + m.start(), offset + pm.end()))
+                    out.append((Mention(self._claim(cell, vals[0]), offset + a, offset + pm.end()), ref_end))
                     continue
-            pm = self._pos.match(text, m.end(), end)
+            pm = self._pos.match(text, b, end)
             if pm:
                 cl = self._claim(cell, self.value(pm.group("v")))
                 if cl:
-                    out.append(Mention(cl, offset + m.start(), offset + pm.end()))
+                    out.append((Mention(cl, offset + a, offset + pm.end()), ref_end))
                 continue
             # "place 5 at (3,4)" / "put a tent in (3,4)": look back a bounded window
-            start = max(0, m.start() - _WINDOW)
-            before = text[start:m.start()]
+            start = max(0, ref.outer - _WINDOW)
+            before = text[start:ref.outer]
             pv = self._place_val.search(before)
             if pv and _PLACE.search(before[: pv.start()][-24:] + " "):
                 cl = self._claim(cell, self.value(pv.group("v")))
                 if cl:
-                    out.append(Mention(cl, offset + start + pv.start(), offset + m.end()))
+                    out.append((Mention(cl, offset + start + pv.start(), offset + b), ref_end))
+                continue
+            if ref.positional:
+                m = self._value_in(text, ref, cell)
+                if m is not None:
+                    out.append((Mention(m[0], offset + m[1], offset + b), ref_end))
         return out
+
+    def _value_in(self, text: str, ref: CellRef, cell) -> tuple[Claim, int] | None:
+        """"Row 6: 6 in position 1, 3 in position 2" / "We have 3 in position 4": the value before a positional
+        reference, unless the clause negates it ("can't have 3 in position 2"), the value ends a list of values
+        ("needs 1 and 4 in position 3") or positions follow ("5 in position 5 or 8")."""
+        start = max(0, ref.outer - _WINDOW)
+        before = text[start:ref.outer]
+        pv = self._val_in.search(before)
+        if not pv:
+            return None
+        head = before[: pv.start()]
+        if not _VAL_IN_BEFORE.search(head):
+            return None
+        lm = _VAL_LIST.search(head)  # "1 and 4 in position 3": a list of values; "position 1, 3 in ..." is not
+        if lm and (lm.group("w") or "").lower() not in _REF_WORDS:
+            return None
+        clause = re.split(r"[,;:.(]", head)[-1]
+        if _VAL_IN_NEG.search(clause) or _POS_LIST_AFTER.match(text, ref.end, min(len(text), ref.end + 24)):
+            return None
+        if re.search(r"(?:row|column|col|position|pos|cell|box|block|cage|region)\s*$", head, re.IGNORECASE):
+            return None
+        cl = self._claim(cell, self.value(pv.group("v")))
+        return None if cl is None else (cl, start + pv.start())
 
     def _count_claims(self, text: str, offset: int) -> list[Mention]:
         out = []
@@ -231,15 +540,22 @@ class SchemaReader:
             out.append(Mention(Claim(kind, cells, (n, val)), offset + m.start(), offset + m.end()))
         return out
 
-    _LISTING = re.compile(r"^\s*(?:[-*]\s*)?(?:row|r)\s*(\d{1,2})\s*(?:is|[:=])\s*(.+)$", re.IGNORECASE)
-
     def _row_listing(self, text: str, offset: int) -> list[Mention]:
-        m = self._LISTING.match(text)
+        """A row or column listing ("Row 4: 1 3 4 2", "Second row: _ 4 3 2.", "Column 2: 3, 2, _, _") -> its cell
+        claims (blanks skipped); a bare grid row -> one ``_grid_row`` placeholder for :meth:`resolve_grid_rows`."""
+        m = _LISTING.match(text)
         if m:
-            r = int(m.group(1))
-            vals = self._tokens(m.group(2))
-            if vals is not None and 1 <= r <= self.rows:
-                return self._listing_row(r, vals, offset + m.start(2), offset + m.end())
+            if m.group("Lc_o") or m.group("Lc_n"):
+                col = _line(m, "Lc")
+                vals = self._tokens(m.group("body"), self.rows)
+                if vals is not None and col and 1 <= col <= self.cols:
+                    cells = [(r, col) for r in range(1, self.rows + 1)]
+                    return self._listing_line(cells, vals, offset + m.start("body"), offset + m.end())
+                return []
+            r = int(m.group("Lrr")) if m.group("Lrr") else _line(m, "Lr")
+            vals = self._tokens(m.group("body"), self.cols)
+            if vals is not None and r and 1 <= r <= self.rows:
+                return self._listing_row(r, vals, offset + m.start("body"), offset + m.end())
             return []
         if len(text) > self._max_row_chars:
             return []
@@ -247,19 +563,22 @@ class SchemaReader:
         return [] if vals is None else [Mention(Claim("_grid_row", (), tuple(vals)), offset, offset + len(text), True)]
 
     def _clean_row_text(self, text: str) -> str:
-        """A row's text without answer tags glued to it, a final period, or in-row inequality signs (futoshiki rows
-        such as ``3 < 6   1   2 < 4 < 5``) unless those characters are the puzzle's own symbols."""
-        t = _TAGS.sub(" ", text).strip()
+        """A row's text without answer tags glued to it, quotes / backticks around it or its values, check marks,
+        a final period, or in-row inequality signs (futoshiki rows such as ``3 < 6   1   2 < 4 < 5``) unless those
+        characters are the puzzle's own symbols."""
+        t = _TAGS.sub(" ", text).translate(self._quote_table).strip()
+        t = _TICKS.sub("", t)
         if t.endswith(".") and "." not in self.symbols and "." not in self.fixed_tokens:
             t = t[:-1]
         return t.translate(self._sign_table)
 
-    def _tokens(self, text: str) -> list | None:
+    def _tokens(self, text: str, n: int | None = None) -> list | None:
+        n = self.cols if n is None else n
         text = self._clean_row_text(text)
         toks = split_tokens(text)
-        if len(toks) != self.cols:
+        if len(toks) != n:
             toks = split_tokens(text, single_chars=True)
-            if len(toks) != self.cols:
+            if len(toks) != n:
                 return None
         vals = [_BLANK if (t in _BLANKS and t not in self.symbols and t not in self.fixed_tokens)
                 else self.symbols[t] if t in self.symbols else self.value(t) for t in toks]
@@ -278,13 +597,18 @@ class SchemaReader:
         return bool(t) and all(ch.isspace() or (ch in _SEPARATOR_CHARS and ch not in self.symbols) for ch in t)
 
     def _listing_row(self, r: int, vals: list, start: int, end: int) -> list[Mention]:
+        return self._listing_line([(r, c) for c in range(1, len(vals) + 1)], vals, start, end)
+
+    def _listing_line(self, cells: list, vals: list, start: int, end: int) -> list[Mention]:
+        """Cell claims of one listed line (``cells`` in listing order); all or nothing: a value outside a cell's
+        domain rejects the line."""
         out = []
-        for c, v in enumerate(vals, 1):
-            if (r, c) not in self.domains:  # a wall / clue / mirror position: not a claim
+        for cell, v in zip(cells, vals, strict=True):
+            if cell not in self.domains:  # a wall / clue / mirror position: not a claim
                 continue
             if v is _BLANK:  # "_" in a row listing: no claim about this cell
                 continue
-            cl = None if v is None else self._claim((r, c), v)
+            cl = None if v is None else self._claim(cell, v)
             if cl is None:
                 return []
             out.append(Mention(cl, start, end, True))

@@ -234,8 +234,10 @@ def _reach(flat: _Flat, seeds: np.ndarray, reverse: bool) -> np.ndarray:
 def _prepare(graph: Any, merge_static: bool) -> Any:
     from reasonshape.extraction.graph import ClaimGraph
 
-    if merge_static and isinstance(graph, ClaimGraph) and graph.static_restatements():
-        return graph.merge_static_restatements()
+    if merge_static and isinstance(graph, ClaimGraph):
+        mapping = graph.static_restatements()
+        if mapping:
+            return graph._merged(mapping)  # = merge_static_restatements(), without computing the map twice
     return graph
 
 
@@ -600,6 +602,13 @@ def eta_scores(graph: Any, c_star: Iterable[Any], *, c_star_count: CStarCount = 
     O(V + E). η on G_sol recomputes the mass on the induced subgraph G_sol (paper A §C computes η "on G and
     optionally on G_sol"; the induced-subgraph reading is a reasonshape choice).
     """
+    return _eta_scores_flat(graph, c_star, c_star_count, merge_static)[0]
+
+
+def _eta_scores_flat(graph: Any, c_star: Iterable[Any], c_star_count: CStarCount,
+                     merge_static: bool) -> tuple[EtaScores, _Flat]:
+    """:func:`eta_scores` plus the flattened (merged) graph it was computed on, for callers that need more
+    statistics of the same arrays (:func:`reasonshape.rewards.metrics.structural_metrics`)."""
     if isinstance(c_star, (int, np.integer)) and not isinstance(c_star, bool):
         raise ConfigError("eta_scores needs C* as Claims or node ids (G_sol needs the nodes), not a count")
     g = _prepare(graph, merge_static)
@@ -610,8 +619,9 @@ def eta_scores(graph: Any, c_star: Iterable[Any], *, c_star_count: CStarCount = 
     sol, ver = _sol_ver_masks(flat, flat.position(), nodes)
     sub = _restrict(flat, sol)
     h_sol = _entropy_of(_mass(sub))
-    return EtaScores(
+    scores = EtaScores(
         eta=eta_from_entropy(h, flat.n, size), eta_clipped=eta_from_entropy(h, flat.n, size, clip=True),
         eta_sol=eta_from_entropy(h_sol, sub.n, size), eta_sol_clipped=eta_from_entropy(h_sol, sub.n, size, True),
         h_str=h, h_str_sol=h_sol, n_nodes=flat.n, n_sol_nodes=int(sol.sum()), n_ver_nodes=int(ver.sum()),
         c_star_size=size, c_star_present=len(nodes))
+    return scores, flat

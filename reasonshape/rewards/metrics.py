@@ -35,7 +35,7 @@ from scipy.sparse import csgraph
 
 from reasonshape.envs.base import ClaimLabel
 from reasonshape.errors import ConfigError
-from reasonshape.rewards.eta import CStarCount, _as_digraph, _flatten, _prepare, eta_scores
+from reasonshape.rewards.eta import CStarCount, _as_digraph, _eta_scores_flat, _Flat, _prepare
 
 __all__ = ["StructuralMetrics", "structural_metrics"]
 
@@ -112,9 +112,8 @@ c_star_present
         return asdict(self)
 
 
-def _paths(graph: nx.DiGraph) -> tuple[int, float | None]:
-    """(diameter, average shortest path length) over reachable ordered pairs u != v."""
-    flat = _flatten(graph)
+def _paths(flat: _Flat) -> tuple[int, float | None]:
+    """(diameter, average shortest path length) over reachable ordered pairs u != v of the flattened graph."""
     n = flat.n
     if flat.src.size == 0:
         return 0, None
@@ -133,6 +132,24 @@ def _paths(graph: nx.DiGraph) -> tuple[int, float | None]:
     return longest, (total / pairs if pairs else None)
 
 
+def _layers(flat: _Flat) -> tuple[int, int]:
+    """(depth, width) of a non-empty flattened DAG: the layer of a node is the length of the longest path reaching
+    it from a source, which is its :func:`networkx.topological_generations` generation; depth is the largest layer,
+    width the size of the largest layer. One pass over the edges in order of their targets (positions are
+    topological, so every edge into ``u`` is seen before any edge out of ``u``): O(V + E) on the arrays the η
+    computation already built, instead of a second traversal of the networkx graph (reasonshape choice)."""
+    if flat.src.size == 0:
+        return 0, flat.n
+    by_dst = np.argsort(flat.dst, kind="stable")
+    layer = [0] * flat.n
+    for u, v in zip(flat.src[by_dst].tolist(), flat.dst[by_dst].tolist(), strict=True):
+        x = layer[u] + 1
+        if x > layer[v]:
+            layer[v] = x
+    counts = np.bincount(np.asarray(layer, dtype=np.int64))
+    return len(counts) - 1, int(counts.max())
+
+
 def _claim_metrics(g: nx.DiGraph, n_sentences: int) -> tuple[float | None, float | None, float | None]:
     """(claim accuracy, first-error position, restatements per claim) from node attributes."""
     first_label: dict[Any, Any] = {}
@@ -141,9 +158,10 @@ def _claim_metrics(g: nx.DiGraph, n_sentences: int) -> tuple[float | None, float
     first_wrong: int | None = None
     have_labels = False
     # Trace order: by sentence when every node has one (stable, so ties keep node order), else node order.
-    order = sorted(g, key=lambda x: g.nodes[x]["sentence"]) if _sortable(g) else list(g)
-    for v in order:
-        d = g.nodes[v]
+    items = list(g.nodes(data=True))
+    if all("sentence" in d for _, d in items):
+        items.sort(key=lambda vd: vd[1]["sentence"])
+    for v, d in items:
         s = d.get("sentence")
         if s is not None and s >= n_sentences:
             raise ConfigError(f"n_sentences must exceed every sentence index; node {v!r} has sentence {s} but "
@@ -172,10 +190,6 @@ def _claim_metrics(g: nx.DiGraph, n_sentences: int) -> tuple[float | None, float
     position = first_wrong / n_sentences if first_wrong is not None else None
     restated = (occurrences - len(unique)) / len(unique) if unique else None
     return accuracy, position, restated
-
-
-def _sortable(g: nx.DiGraph) -> bool:
-    return all("sentence" in d for _, d in g.nodes(data=True))
 
 
 def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, tokens: int | None = None, *,
@@ -221,18 +235,17 @@ def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, toke
     if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer)) or tokens < 0):
         raise ConfigError(f"tokens must be None or an int >= 0, got {tokens!r}")
     g_in = _prepare(graph, merge_static)
-    scores = eta_scores(g_in, c_star, c_star_count=c_star_count, merge_static=False)
+    scores, flat = _eta_scores_flat(g_in, c_star, c_star_count, False)
     g = _as_digraph(g_in)
-    n = g.number_of_nodes()
+    n = flat.n
     if n and n_sentences < 1:
         raise ConfigError(f"n_sentences must be >= 1 for a non-empty graph, got {n_sentences}")
     depth = width = diameter = None
     avg = None
     if n:
-        layers = [len(layer) for layer in nx.topological_generations(g)]
-        depth, width = len(layers) - 1, max(layers)
+        depth, width = _layers(flat)
         if paths:
-            diameter, avg = _paths(g)
+            diameter, avg = _paths(flat)
     accuracy, position, restated = _claim_metrics(g, int(n_sentences))
     ratio = scores.n_ver_nodes / scores.n_sol_nodes if scores.n_sol_nodes else None
     return StructuralMetrics(

@@ -20,7 +20,7 @@ from reasonshape.envs import get
 from reasonshape.envs.answer import extract_answer_block
 from reasonshape.envs.base import ClaimLabel, Instance, Puzzle
 from reasonshape.errors import AnswerParseError, GameIdError, UnknownPuzzleError
-from reasonshape.extraction.deterministic import PuzzleContext, extract_deterministic
+from reasonshape.extraction.deterministic import PuzzleContext, extract_deterministic, gc_paused
 from reasonshape.extraction.segment import trace_text
 from reasonshape.rewards.metrics import StructuralMetrics, structural_metrics
 
@@ -142,6 +142,13 @@ def score_completion(puzzle: Puzzle, instance: Instance, completion: Any, *, ext
         Compute diameter and average path length (all-pairs shortest paths; off for rewards).
     """
     t0 = time.perf_counter()
+    with gc_paused():  # see gc_paused: one trace allocates many long-lived small objects
+        return _score(puzzle, instance, completion, extract, llm_backend, context, tokens, keep_graph, paths, t0)
+
+
+def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, keep_graph, paths,
+           t0) -> CompletionScore:
+    """The body of :func:`score_completion` (same arguments; ``t0`` is its start time)."""
     text = trace_text(completion)
     game_id = puzzle.format_game_id(instance)
     has_block = extract_answer_block(text) is not None if text else False
@@ -175,9 +182,9 @@ def score_completion(puzzle: Puzzle, instance: Instance, completion: Any, *, ext
             metrics = structural_metrics(graph, c_star, max(1, n_sent), tokens=tokens, paths=paths) \
                 if c_star else None
             labels = {lab.value: 0 for lab in ClaimLabel}
-            for node in graph.nodes():
-                if node.origin != "placeholder":
-                    labels[str(node.label)] += 1
+            for d in graph.graph._node.values():  # the node attribute dicts, without a ClaimNode view each
+                if d["origin"] != "placeholder":
+                    labels[str(d["label"])] += 1
         except Exception as e:  # extraction must never crash a reward: record why
             log.warning("%s: extraction failed (%s: %s)", puzzle.name, type(e).__name__, e)
             fallback = f"extraction failed: {type(e).__name__}: {e}"

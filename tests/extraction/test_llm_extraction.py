@@ -75,7 +75,8 @@ def test_scripted_llm_adds_supported_claims_and_rules():
     claims = [n.claim for n in res.graph.nodes() if n.origin != "placeholder"]
     # the deterministic schema misses "the fourth cell of the second row is a ..."; the LLM adds it after support check
     assert P.value_claim((2, 4), SOL[1][3]) in claims
-    assert P.value_claim((2, 4), SOL[1][3]) not in [n.claim for n in extract_deterministic(P, INST, TRACE).graph.nodes()]
+    deterministic = [n.claim for n in extract_deterministic(P, INST, TRACE).graph.nodes()]
+    assert P.value_claim((2, 4), SOL[1][3]) not in deterministic
     # the rule step's unstated premise became a placeholder
     assert any(n.origin == "placeholder" and n.claim == P.value_claim((1, 2), 4) for n in res.graph.nodes())
     # each step went to the backend as ONE batched call

@@ -1,0 +1,70 @@
+"""The command line, in-process (``reasonshape.cli.main``) on real puzzles and traces."""
+
+import json
+
+import pytest
+
+from reasonshape import envs
+from reasonshape.cli import main
+from reasonshape.extraction import deduce_trace
+
+
+def test_puzzles_generate_render_solve_check(tmp_path, capsys):
+    assert main(["puzzles", "generate", "tents", "--level", "easy", "-n", "2", "--seed", "4"]) == 0
+    ids = capsys.readouterr().out.split()
+    assert len(ids) == 2 and all(i.startswith("tents:6x6de:") for i in ids)
+
+    assert main(["puzzles", "render", ids[0]]) == 0
+    assert "<answer>" in capsys.readouterr().out
+
+    assert main(["puzzles", "solve", ids[0], "--json"]) == 0
+    solved = json.loads(capsys.readouterr().out)
+    assert solved["unique"] is True
+
+    good = tmp_path / "good.txt"
+    good.write_text(f"My answer:\n<answer>\n{solved['solution']}\n</answer>")
+    assert main(["puzzles", "check", ids[0], str(good)]) == 0
+    assert "all rules satisfied" in capsys.readouterr().out
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("<answer>\n" + solved["solution"].replace("T", ".", 1) + "\n</answer>")
+    assert main(["puzzles", "check", ids[0], str(bad), "--json"]) == 1
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["ok"] is False and verdict["violations"]
+
+
+def test_game_id_without_puzzle_name_is_a_clear_error(capsys):
+    assert main(["puzzles", "render", "6x6de:_g_gcgda,0,1,1,2,0,3,2,1,1,1,1,1"]) == 2
+    assert "puzzle name prefix" in capsys.readouterr().err
+    assert main(["puzzles", "render", "6x6de:_g_gcgda,0,1,1,2,0,3,2,1,1,1,1,1", "--puzzle", "tents"]) == 0
+
+
+def test_bad_game_id_reports_the_position(capsys):
+    assert main(["puzzles", "solve", "tents:6x6de:_g_gcgda,0,1"]) == 2
+    assert "position" in capsys.readouterr().err
+
+
+def test_graph_command(tmp_path, capsys):
+    p = envs.get("solo")
+    inst = p.generate("easy", seed=1)
+    trace = tmp_path / "trace.txt"
+    trace.write_text(deduce_trace(p, inst, "focused").text)
+    out_json, out_png = tmp_path / "g.json", tmp_path / "g.png"
+    game_id = f"solo:{p.format_game_id(inst)}"
+    assert main(["graph", str(trace), "--game-id", game_id, "--json", str(out_json), "--plot", str(out_png)]) == 0
+    text = capsys.readouterr().out
+    assert "answer: correct" in text and "eta" in text
+    rec = json.loads(out_json.read_text())
+    assert rec["correct"] and rec["metrics"]["eta"] > 0 and rec["graph"]["nodes"]
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["puzzles", "--help"], ["graph", "--help"], ["train", "--help"],
+                                  ["eval", "--help"], ["demo", "--help"], ["ablate", "--help"]])
+def test_help(argv, capsys):
+    try:
+        rc = main(argv)
+    except SystemExit as e:  # argparse exits after printing help
+        rc = e.code
+    assert rc == 0
+    assert "usage" in capsys.readouterr().out.lower()
