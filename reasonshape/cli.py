@@ -48,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     except ReasonshapeError as e:
         print(f"reasonshape {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -50,7 +50,8 @@ def puzzles_step(seed: int = 0) -> list[dict]:
                 etas.append(sc.eta)
         rows.append({"puzzle": name, "seconds": time.perf_counter() - t0,
                      "eta_focused": [None if e is None else round(e, 3) for e in etas]})
-        print(f"  {name:9s} 4 levels generated, solved (unique), checked; focused-trace eta {rows[-1]['eta_focused']}"
+        print(f"  {name:9s} 4 levels generated, solved (unique), checked; eta of focused traces (trivial, easy) "
+              f"{rows[-1]['eta_focused']}"
               f"  ({rows[-1]['seconds']:.1f}s)", flush=True)
     return rows
 

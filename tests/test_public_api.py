@@ -30,3 +30,13 @@ def test_cli_runs_as_a_program():
     out = subprocess.run([sys.executable, "-m", "reasonshape.cli", "puzzles", "list"], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0 and "tents" in out.stdout and "not implemented" not in out.stdout
+
+
+def test_functions_sharing_a_submodule_name_stay_functions():
+    # `reasonshape.rewards.eta` is both a submodule and a function; importing the submodule must not shadow it.
+    import reasonshape.extraction  # noqa: F401  (imports the eta submodule indirectly)
+    import reasonshape.rewards.eta  # noqa: F401
+    import reasonshape.rewards.structural_uncertainty  # noqa: F401
+    from reasonshape import rewards
+
+    assert callable(rewards.eta) and callable(rewards.structural_uncertainty)

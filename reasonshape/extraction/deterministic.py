@@ -51,7 +51,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
 from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle
@@ -188,17 +188,28 @@ class PuzzleContext:
                 self.given_value[var] = g
         self._labels: dict[Claim, ClaimLabel] = {}
         self._info: dict[Claim, _ClaimInfo] = {}
+        self._label_by_id: list[ClaimLabel | None] = []
         self._claim_units: dict[Claim, set[int]] | None = None
 
     def info(self, claim: Claim) -> _ClaimInfo:
-        """The cached per-claim facts the dependency rule reads (computed on first use, then kept)."""
+        """The cached per-claim facts the dependency rule reads (computed on first use, then kept). Equal claims
+        get the same record, so its ``cid`` (a dense int id per instance) can key the builder's tables."""
         inf = self._info.get(claim)
         if inf is None:
             a, d = self.effects(claim)
             variables = self.variables_of(claim)
-            inf = self._info[claim] = _ClaimInfo(claim in self.givens, a, d, variables, frozenset(variables),
+            inf = self._info[claim] = _ClaimInfo(len(self._label_by_id), claim, claim in self.givens, a, d,
+                                                 variables, frozenset(variables),
                                                  frozenset(self.units_of_claim(claim)))
+            self._label_by_id.append(None)
         return inf
+
+    def label_of(self, inf: _ClaimInfo) -> ClaimLabel:
+        """:meth:`label` of ``inf.claim``, cached by claim id."""
+        lab = self._label_by_id[inf.cid]
+        if lab is None:
+            lab = self._label_by_id[inf.cid] = self.label(inf.claim)
+        return lab
 
     def effects(self, claim: Claim) -> tuple[list, list]:
         """``(assigned, denied)``: the (variable, value) pairs ``claim`` asserts and rules out."""
@@ -244,23 +255,14 @@ class PuzzleContext:
 class _ClaimInfo(NamedTuple):
     """What the builder needs to know about one claim (cached per instance in :meth:`PuzzleContext.info`)."""
 
+    cid: int
+    claim: Claim
     given: bool
     assigned: list
     denied: list
     variables: tuple
     var_set: frozenset
     units: frozenset
-
-
-@dataclass
-class _Node:
-    claim: Claim
-    sentence: int
-    span: tuple[int, int] | None
-    label: ClaimLabel
-    origin: str
-    static: bool
-    order: tuple
 
 
 @dataclass
@@ -322,10 +324,37 @@ def extract_deterministic(puzzle: Puzzle, instance: Instance, completion: Any,
         return build_graph(ctx, text, sentences, mentions)
 
 
+#: Mention has exactly these fields (then a shifted copy is built directly, else with dataclasses.replace).
+_MENTION_FIELDS = [f.name for f in fields(Mention)] == ["claim", "start", "end", "listing"]
+
+
 def read_mentions(ctx: PuzzleContext, sentences: list[Sentence]) -> list[list[Mention]]:
-    """The schema's claims per sentence (grids written out mid-trace resolved into cell claims)."""
-    mentions = [ctx.reader.read(s.text, s.start) for s in sentences]
-    separators = [ctx.reader.grid and ctx.reader.is_separator_row(s.text) for s in sentences]
+    """The schema's claims per sentence (grids written out mid-trace resolved into cell claims).
+
+    A sentence whose exact text already occurred in the trace is not read again: the earlier reading is reused
+    with its offsets shifted (:meth:`SchemaReader.read` reads one sentence on its own; ``offset`` only shifts the
+    spans). Real traces repeat many sentences verbatim (rewritten grids, re-checks): 57% of the sentences of
+    ``tests/data/real_traces_sample.jsonl``. Source: reasonshape choice.
+    """
+    reader = ctx.reader
+    seen: dict[str, tuple[int, list[Mention], bool]] = {}
+    mentions: list[list[Mention]] = []
+    separators: list[bool] = []
+    for s in sentences:
+        hit = seen.get(s.text)
+        if hit is None:
+            ms = reader.read(s.text, s.start)
+            sep = bool(reader.grid and reader.is_separator_row(s.text))
+            seen[s.text] = (s.start, ms, sep)
+        else:
+            delta = s.start - hit[0]
+            if _MENTION_FIELDS:
+                ms = [Mention(m.claim, m.start + delta, m.end + delta, m.listing) for m in hit[1]]
+            else:
+                ms = [replace(m, start=m.start + delta, end=m.end + delta) for m in hit[1]]
+            sep = hit[2]
+        mentions.append(ms)
+        separators.append(sep)
     ctx.reader.resolve_grid_rows(mentions, separators)
     return mentions
 
@@ -344,12 +373,17 @@ def build_graph(ctx: PuzzleContext, text: str, sentences: list[Sentence], mentio
         tentative_s, retract_s = [], []
         prev_end = 0
         tent_search, retr_search, cond_search = TENTATIVE_CUE.search, RETRACTION_CUE.search, CONDITIONAL_CUE.search
+        cue_memo: dict[str, tuple[bool, bool, bool]] = {}  # sentence text -> its cues (traces repeat sentences)
         for s, ms in zip(sentences, mentions, strict=True):
             st = s.text
             start = s.start
-            low = st.lower() if st.isascii() else None
-            is_tent = _may_match(low, _TENTATIVE_KEYS) and tent_search(st) is not None
-            is_retr = _may_match(low, _RETRACTION_KEYS) and retr_search(st) is not None
+            cues = cue_memo.get(st)
+            if cues is None:
+                low = st.lower() if st.isascii() else None
+                cues = cue_memo[st] = (_may_match(low, _TENTATIVE_KEYS) and tent_search(st) is not None,
+                                       _may_match(low, _RETRACTION_KEYS) and retr_search(st) is not None,
+                                       _may_match(low, _CONDITIONAL_KEYS) and cond_search(st) is not None)
+            is_tent, is_retr, is_cond = cues
             if is_tent:
                 tentative_s.append(s.index)
             if is_retr:
@@ -364,7 +398,7 @@ def build_graph(ctx: PuzzleContext, text: str, sentences: list[Sentence], mentio
             elif is_tent and ms:
                 b.open_hypothesis(s.index)
                 b.sentence(s, ms, head=True)
-            elif ms and _may_match(low, _CONDITIONAL_KEYS) and cond_search(st) is not None:
+            elif ms and is_cond:
                 tentative_s.append(s.index)
                 b.sentence(s, ms, conditional=True)
             elif ms:
@@ -376,15 +410,21 @@ def build_graph(ctx: PuzzleContext, text: str, sentences: list[Sentence], mentio
 
 
 class _Builder:
-    """Incremental graph construction in trace order (one pass)."""
+    """Incremental graph construction in trace order (one pass).
+
+    Nodes are tuples ``(claim, sentence, span, label, origin, static, order)``; ``node_info[i]`` is node i's
+    :class:`_ClaimInfo`. Occurrence tables are keyed by claim id (:meth:`PuzzleContext.info`), so each mention's
+    claim is hashed once."""
 
     def __init__(self, ctx: PuzzleContext, overrides=None):
         self.ctx = ctx
         self.overrides = overrides or {}
         self.node_of_key: dict[tuple[int, int], int] = {}
-        self.nodes: list[_Node] = []
-        self.edges: set[tuple[int, int, str]] = set()
-        self.last_occ: dict[Claim, int] = {}
+        self.nodes: list[tuple] = []
+        self.node_info: list[_ClaimInfo] = []
+        # (premise, conclusion, kind); unique by construction: a node gets its in-edges once, when it is created
+        self.edges: list[tuple[int, int, str]] = []
+        self.last_occ: dict[int, int] = {}  # claim id -> node of its latest occurrence
         self.value_node: dict[Any, int] = {}  # committed: variable -> node of its latest positive value claim
         self.neg_nodes: dict[Any, list[int]] = defaultdict(list)
         self.hyp_open = False
@@ -395,6 +435,7 @@ class _Builder:
         self.refutable: list[int] = []
         self.prev_sentence_nodes: list[int] = []
         self.prev_text = ""
+        self.named_memo: dict[str, set[int]] = {}
 
     # ------------------------------------------------------------------ hypotheses
     def open_hypothesis(self, sentence: int) -> None:
@@ -409,29 +450,30 @@ class _Builder:
         self.hyp_value = {}
 
     # ------------------------------------------------------------------ nodes
-    def _add(self, claim, sentence, span, origin, static, tentative, order) -> int:
-        label = ClaimLabel.TENTATIVE if tentative else self.ctx.label(claim)
-        self.nodes.append(_Node(claim, sentence, span, label, origin, static, order))
+    def _add(self, inf: _ClaimInfo, sentence, span, origin, static, tentative, order) -> int:
+        label = ClaimLabel.TENTATIVE if tentative else self.ctx.label_of(inf)
+        self.nodes.append((inf.claim, sentence, span, label, origin, static, order))
+        self.node_info.append(inf)
         return len(self.nodes) - 1
 
     def _occurrence(self, claim: Claim, sentence: int, order: tuple) -> int:
         """The node standing for ``claim`` as a premise: its latest occurrence, or a new placeholder."""
-        i = self.last_occ.get(claim)
+        inf = self.ctx.info(claim)
+        i = self.last_occ.get(inf.cid)
         if i is not None:
             return i
-        i = self._add(claim, sentence, None, "placeholder", claim in self.ctx.givens, False, order)
-        self.last_occ[claim] = i
+        i = self._add(inf, sentence, None, "placeholder", inf.given, False, order)
+        self.last_occ[inf.cid] = i
         return i
 
     def sentence(self, s: Sentence, ms: list[Mention], head: bool = False, refutation: bool = False,
                  conditional: bool = False) -> None:
-        ctx = self.ctx
-        info_of = ctx.info
+        info_of = self.ctx.info
         last_occ = self.last_occ
         tentative = self.hyp_open or conditional
         # Premise-type mentions (restatements, givens) are placed before the sentence's conclusions.
         infos = [info_of(m.claim) for m in ms]
-        seen_before = [m.claim in last_occ for m in ms]
+        seen_before = [inf.cid in last_occ for inf in infos]
         if len(ms) > 1:
             ordered = sorted(range(len(ms)), key=lambda j: (0 if (seen_before[j] or infos[j].given) else 1,
                                                              ms[j].start))
@@ -443,37 +485,37 @@ class _Builder:
         pool_state = [None, []]  # [consequence cue matched (None: not looked up yet), this sentence's pool nodes]
         named_cache: list = []  # the named units of step 4c, computed on first use
         index = s.index
+        overrides = self.overrides
         for k, j in enumerate(ordered):
             m = ms[j]
-            claim = m.claim
             inf = infos[j]
             order = (index, 1, k)
             static = inf.given
-            prev = last_occ.get(claim)
+            prev = last_occ.get(inf.cid)
             if prev is not None:  # restatement
-                i = self._add(claim, index, (m.start, m.end), "stated", static, tentative, order)
-                self.edges.add((prev, i, "restatement"))
+                i = self._add(inf, index, (m.start, m.end), "stated", static, tentative, order)
+                self.edges.append((prev, i, "restatement"))
             elif static:
-                i = self._add(claim, index, (m.start, m.end), "stated", True, False, order)
+                i = self._add(inf, index, (m.start, m.end), "stated", True, False, order)
             elif head and tentative and not self.hyp_heads_done(index):
-                i = self._add(claim, index, (m.start, m.end), "stated", False, True, order)
+                i = self._add(inf, index, (m.start, m.end), "stated", False, True, order)
                 self.hyp_heads.append(i)
             else:
-                if (index, j) in self.overrides:
-                    keys, unstated = self.overrides[(index, j)]
+                if overrides and (index, j) in overrides:
+                    keys, unstated = overrides[(index, j)]
                     premises = [self.node_of_key[key] for key in keys if key in self.node_of_key]
                     premises += [self._occurrence(u, index, (index, 0, len(self.nodes))) for u in unstated]
+                    premises = list(dict.fromkeys(premises))
                 elif m.listing:  # a grid or row listing states values without reasoning: directly stated
                     premises = []
                 else:
-                    premises = self._premises(claim, inf, s, named_cache, pool_state, refutation)
+                    premises = self._premises(inf, s, named_cache, pool_state, refutation)
                 origin = "stated" if premises else "directly_stated"
-                i = self._add(claim, index, (m.start, m.end), origin, False, tentative, order)
-                edges = self.edges
-                for p in premises:
-                    edges.add((p, i, "inference"))
-            last_occ[claim] = i
-            self.node_of_key[(index, j)] = i
+                i = self._add(inf, index, (m.start, m.end), origin, False, tentative, order)
+                self.edges.extend([(p, i, "inference") for p in premises])
+            last_occ[inf.cid] = i
+            if overrides:  # premise keys of the overrides name earlier mentions
+                self.node_of_key[(index, j)] = i
             this_nodes.append(i)
             if not m.listing and (seen_before[j] or static):  # only restatements and givens are local premises
                 pool_state[1].append(i)
@@ -485,6 +527,14 @@ class _Builder:
             self.refutable = []
         self.prev_sentence_nodes = this_nodes
         self.prev_text = s.text
+
+    def _named(self, text: str) -> set[int]:
+        """:meth:`PuzzleContext.named_units`, memoised per trace (a sentence is looked up again as the next
+        sentence's previous text, and traces repeat sentences)."""
+        named = self.named_memo.get(text)
+        if named is None:
+            named = self.named_memo[text] = self.ctx.named_units(text)
+        return named
 
     def hyp_heads_done(self, sentence: int) -> bool:
         # Only the sentence that opened the hypothesis supplies heads.
@@ -500,11 +550,11 @@ class _Builder:
             for var, _ in inf.denied:
                 neg[var].append(node)
 
-    def _premises(self, claim, inf, s, named_cache, pool_state, refutation) -> list[int]:
+    def _premises(self, inf, s, named_cache, pool_state, refutation) -> list[int]:
         ctx = self.ctx
         if refutation and self.refutable:
-            heads = [self.nodes[h].claim for h in self.hyp_heads]
-            if not heads or claim.negated() in heads:
+            heads = [self.nodes[h][0] for h in self.hyp_heads]
+            if not heads or inf.claim.negated() in heads:
                 return list(dict.fromkeys(self.refutable))
         units = inf.units
         own_vars = inf.var_set
@@ -513,18 +563,17 @@ class _Builder:
         pool = (self.prev_sentence_nodes + pool_state[1]) if pool_state[0] else pool_state[1]
         if pool:
             local = []
-            info_of, nodes = ctx.info, self.nodes
+            node_info, cid = self.node_info, inf.cid
             for p in pool:
-                pc = nodes[p].claim
-                if pc == claim:
+                pinf = node_info[p]
+                if pinf.cid == cid:
                     continue
-                pinf = info_of(pc)
                 if not units.isdisjoint(pinf.units) or not own_vars.isdisjoint(pinf.var_set):
                     local.append(p)
             if local:
                 return list(dict.fromkeys(local))
         if not named_cache:
-            named_cache.append(ctx.named_units(s.text) or ctx.named_units(self.prev_text))
+            named_cache.append(self._named(s.text) or self._named(self.prev_text))
         named = named_cache[0]
         scope = (named & units) if named else units
         if not scope:
@@ -557,14 +606,15 @@ class _Builder:
         from reasonshape.extraction.graph import ClaimGraph
 
         nodes_in = self.nodes
-        order = sorted(range(len(nodes_in)), key=lambda i: nodes_in[i].order)
+        order = sorted(range(len(nodes_in)), key=lambda i: nodes_in[i][6])
         if order == list(range(len(order))):  # no placeholder inserted: ids are already trace order
-            nodes = [(n.claim, n.sentence, n.span, n.label, n.origin, n.static) for n in nodes_in]
+            nodes = [n[:6] for n in nodes_in]
             edges = sorted(self.edges)
         else:
+            # (the sort key sees new ids, so this is the sorted edge list of the renumbered graph)
             new_id = [0] * len(order)
             for new, old in enumerate(order):
                 new_id[old] = new
-            nodes = [(n.claim, n.sentence, n.span, n.label, n.origin, n.static) for n in (nodes_in[i] for i in order)]
+            nodes = [nodes_in[i][:6] for i in order]
             edges = sorted((new_id[a], new_id[b], kind) for a, b, kind in self.edges)
         return ClaimGraph.from_records(nodes, edges)

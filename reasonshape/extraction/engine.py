@@ -46,6 +46,11 @@ STYLES = ("focused", "verbose", "exploratory")
 _ENUM_CAP = 20000
 VERBOSE_INLINE = False
 VERBOSE_CSTAR_ONLY = True
+import os as _os
+DEAD_P = float(_os.environ.get('RS_DEADP', '0.25'))
+DEAD_DEPTH = int(_os.environ.get('RS_DEADD', '3'))
+DCHECK_P = float(_os.environ.get('RS_DCHECK', '0.15'))
+VARIANT = set(_os.environ.get('RS_VARIANT', 'unit').split(','))
 
 
 @dataclass
@@ -309,6 +314,8 @@ class _Engine:
                        + [self.latest(n) for n in self.neg[var].values()])
         for cl, i in zip(claims, ids, strict=True):
             self.commit(cl, i)
+        if self.style == "verbose" and "imm" in VARIANT:
+            self.say(["Double-checking: ", ("restate", claims[0]), ", as found."])
 
     def apply_cell_step(self, var, value, units) -> None:
         """Decide ``var`` from several units at once: premises are every used unit's written knowledge."""
@@ -404,9 +411,12 @@ class _Engine:
             return False
         var = self.rng.choice(sorted(und, key=str))
         truth = self.p.solution_value(self.inst, self.solution, var)
+        if "wrongdead" in VARIANT:
+            wrongs = sorted(self.cands(var) - {truth}, key=str)
+            truth = self.rng.choice(wrongs)
         overlay = {var: {truth}}
         steps = []
-        for _ in range(3):
+        for _ in range(DEAD_DEPTH):
             st = self.find_step(overlay)
             if st is None or st[0] == "conflict":
                 break
@@ -442,17 +452,24 @@ class _Engine:
 
     def run(self, max_steps: int = 4000) -> None:
         self.say(["Let me solve this step by step, using the (row, column) coordinates of the prompt."])
+        if self.style == "verbose" and "givens" in VARIANT:
+            gs = sorted(self.ctx.givens, key=str)
+            for k in range(0, len(gs), 8):
+                pieces = ["The puzzle gives: "]
+                for j, g in enumerate(gs[k:k + 8]):
+                    pieces += ([", "] if j else []) + [("restate", g)]
+                self.say(pieces + ["."])
         steps = 0
         while self.undecided() and steps < max_steps:
             steps += 1
             before = self.knowledge()
-            if self.style == "exploratory" and self.rng.random() < 0.25 and self.dead_end():
+            if self.style == "exploratory" and self.rng.random() < DEAD_P and self.dead_end():
                 continue
             if self.style == "exploratory" and self.random_hypotheses < 3 and self.rng.random() < 0.15 \
                     and self.hypothesis():
                 self.random_hypotheses += 1
                 continue
-            if self.style == "exploratory" and self.value_node and self.rng.random() < 0.15:
+            if self.style == "exploratory" and self.value_node and self.rng.random() < DCHECK_P:
                 v = self.rng.choice(sorted(self.value_node, key=str))
                 cl = self.w.nodes[self.value_node[v]][0]
                 self.say(["Let me double-check: ", ("restate", cl), " still holds."])
@@ -468,8 +485,10 @@ class _Engine:
                 if self.knowledge() == before:
                     raise RuntimeError(f"{self.p.name}: the deduction engine cannot progress (claims do not map to "
                                        f"variables: check value_claim / variables)")
-        if self.style == "verbose":
+        if self.style == "verbose" and "unit" in VARIANT:
             self.verbose_recheck()
+        if self.style == "verbose" and "old" in VARIANT:
+            self.old_recheck()
         self.final_answer()
 
     def verbose_recheck(self) -> None:
@@ -486,6 +505,17 @@ class _Engine:
                 for j, v in enumerate(vars_[k:k + 12]):
                     pieces += ([", "] if j else []) + [("restate", self.w.nodes[self.latest(self.value_node[v])][0])]
                 self.say(pieces + [", which is consistent."])
+
+    def old_recheck(self) -> None:
+        self.say(["Now let me verify the finished grid, value by value."])
+        c_star = self.p.solution_claims(self.inst)
+        decided = [v for v in sorted(self.value_node, key=str) if self.w.nodes[self.value_node[v]][0] in c_star
+                   or not VERBOSE_CSTAR_ONLY]
+        for k in range(0, len(decided), 8):
+            pieces: list = ["Checking: "]
+            for j, v in enumerate(decided[k:k + 8]):
+                pieces += ([", "] if j else []) + [("restate", self.w.nodes[self.latest(self.value_node[v])][0])]
+            self.say(pieces + [", which is consistent."])
 
     def final_answer(self) -> None:
         """The answer block; for grid answers each row line restates that row's value claims."""

@@ -386,7 +386,7 @@ class ClaimGraph:
         """The merge :meth:`merge_static_restatements` would apply: later static occurrence -> first static
         occurrence of the same claim (empty when no static claim is restated). O(V)."""
         mapping: dict[int, int] = {}
-        nodes = self._g.nodes
+        nodes = self._g._node  # the node attribute dicts (no view lookups: this runs on every eta call)
         for occ in self._index.values():
             if len(occ) < 2:
                 continue

@@ -121,8 +121,10 @@ _REF_FORMS = (
     ("RC", rf"{_row('RCa')}(?:'s)?{_S},?{_S}{_col('RCb')}"),
     # "row 3 position 4", "the third row's second cell" (also sets the row context)
     ("RP", rf"{_row('RPa')}(?:'s)?{_S},?{_S}{_pos('RPb')}"),
-    # "column 4, row 3", "the fourth column's third row"
-    ("CR", rf"{_col('CRa')}(?:'s\s{{1,3}}|{_S},{_S}){_row('CRb')}"),
+    # "column 4, row 3", "the fourth column's third row"; not when that row starts its own reference ("taken in
+    # column 1, row 2 column 1 = 2")
+    ("CR", rf"{_col('CRa')}(?:'s\s{{1,3}}|{_S},{_S}){_row('CRb')}(?!(?:'s)?{_S},?{_S}(?:and\s{{1,3}})?"
+           rf"(?:col|pos|(?:the\s{{1,3}})?{_ORD}\s{{1,3}}(?:col|{_CELL_WORD})))"),
     # "column 2, position 3" / "column 2's third cell": position in a column = row (also sets the column context)
     ("CP", rf"{_col('CPa')}(?:'s)?{_S},?{_S}{_pos('CPb')}"),
     # "column 4 of row 3", "the 4th column in the 3rd row"
@@ -140,9 +142,35 @@ _REF_FORMS = (
     ("PO", _pos("PO")),
 )
 _REF = re.compile("|".join(rf"(?P<{name}>{pat})" for name, pat in _REF_FORMS), re.IGNORECASE)
+_SUBJECT_START = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])?\s*(?:(?:in|for|on)\s{1,3})?$", re.IGNORECASE)
+_LINE_LIST = re.compile(r"\s{0,3}(?:and|or|,|&|-|–|to)\s{0,3}\d", re.IGNORECASE)
 # A bracket pair right after these words is a value list, not a cell ("can be [1, 2]", "∈ [3,4]").
 _LIST_BEFORE = re.compile(r"(?:∈|=|:|\{|\bbe|\bin|\bare|\bof|\bfrom|\bor|\bvalues?|\bcandidates?|\boptions?|"
                           r"\bnot|\bnumbers?)\s{0,3}$", re.IGNORECASE)
+
+
+# Where a reference can start (first characters of every form), for a fast scan of ASCII-lowercased text: every
+# alternative begins with a literal, so the regex engine skips to candidate positions in C; the full alternation is
+# tried only there. Same matches as ``_REF.finditer``, several times faster on prose.
+_ANCHOR = re.compile("|".join([r"\(", r"\[", r"r\d", "row", "col", "pos", "cell", "square", "spot", "entry",
+                               r"the\s"] + [rf"{d}\d?(?:st|nd|rd|th)" for d in range(10)] + list(_ORD_WORDS)))
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _ref_matches(text: str):
+    """``_REF.finditer(text)``, tried only at anchor positions (non-overlapping, left to right)."""
+    low = text.translate(_ASCII_LOWER)
+    pos, n = 0, len(text)
+    while pos < n:
+        a = _ANCHOR.search(low, pos)
+        if a is None:
+            return
+        m = _REF.match(text, a.start())
+        if m is None or m.end() == m.start():
+            pos = a.start() + 1
+            continue
+        yield m
+        pos = m.end()
 
 
 class CellRef(NamedTuple):
@@ -194,7 +222,8 @@ def cell_refs(text: str) -> list[CellRef]:
     """
     out: list[CellRef] = []
     ctx: tuple[str, int] | None = None
-    for m in _REF.finditer(text):
+    named = False  # a line was named alone before
+    for m in _ref_matches(text):
         kind = m.lastgroup
         if kind == "EX":
             core = m.start("EXcore")
@@ -213,26 +242,53 @@ def cell_refs(text: str) -> list[CellRef]:
         elif kind == "RP":
             row, i = _line(m, "RPa"), _line(m, "RPb")
             cell, positional = ((row, i) if row and i else None), True
-            ctx = ("row", row) if row else ctx
+            ctx, named = (("row", row) if row else ctx), True
         elif kind == "CP":
             col, i = _line(m, "CPa"), _line(m, "CPb")
             cell, positional = ((i, col) if col and i else None), True
-            ctx = ("col", col) if col else ctx
+            ctx, named = (("col", col) if col else ctx), True
         elif kind in ("PR", "PC"):
             i, line = _line(m, kind + "a"), _line(m, kind + "b")
             cell, positional = ((line, i) if kind == "PR" else (i, line)), True
         elif kind in ("LR", "LC"):
-            n = _line(m, kind)
-            ctx = (("row" if kind == "LR" else "col"), n) if n else None
+            line = ("row" if kind == "LR" else "col", _line(m, kind))
+            # Only the first line named alone opens a context; a second, different one ("from Column 2 (needs 1,
+            # 2), position 2 ...") or a list of lines ("Column 3 and 4:") makes "position N" ambiguous: none.
+            # A column opens one only as the sentence's subject ("- Column 2: position 2 ∨ position 3"): models
+            # number positions inside rows, and "from Column 4 (needs 1, 3), position 4" means a row's position 4.
+            if named or not line[1] or _LINE_LIST.match(text, m.end()) or (
+                    kind == "LC" and not _SUBJECT_START.match(text[:m.start()])):
+                ctx = ctx if ctx == line else None
+            else:
+                ctx = line
+            named = True
             continue
         elif kind == "PO":
             i = _line(m, "PO")
-            if ctx is None or not i:
-                continue
+            if ctx is None or not i or (ctx[0] == "col" and m.group("PO_o")):
+                continue  # "the third cell" in a column context: models mean a row's cell
             cell, positional = ((ctx[1], i) if ctx[0] == "row" else (i, ctx[1])), True
         if cell is None or None in cell:
             continue
         out.append(CellRef(m.start(), m.end(), cell, m.start(), positional))
+    return out
+
+
+def _new_spans(old: list, new: list) -> list:
+    """The ``(claim, start, end)`` of ``new`` that no span of the same claim in ``old`` overlaps (``old``'s spans of
+    one claim come from one left-to-right scan, so checking the two neighbours in start order suffices).
+    O((n + m) log n)."""
+    by_claim: dict = {}
+    for claim, s, e in old:
+        by_claim.setdefault(claim, []).append((s, e))
+    for spans in by_claim.values():
+        spans.sort()
+    out = []
+    for claim, s, e in new:
+        spans = by_claim.get(claim, ())
+        k = bisect.bisect_left(spans, (e, -1))  # spans[:k] start before e
+        if not any(s2 < e and s < e2 for s2, e2 in spans[max(0, k - 2):k]):
+            out.append((claim, s, e))
     return out
 
 
@@ -284,6 +340,7 @@ _LIST_OPEN = (r"(?:(?:so|thus|then|now|therefore|hence|finally|and|also)\s{0,2}[
 _LISTING = re.compile(
     rf"^\s*(?:[-*•]\s*)?{_LIST_OPEN}(?:{_row('Lr')}|{_col('Lc')}|\br\s{{0,2}}(?P<Lrr>\d{{1,2}}))"
     rf"\s{{0,3}}(?:is\s+now|is|becomes|must\s+be|[:=→])\s{{0,3}}:?\s*(?P<body>.+)$", re.IGNORECASE)
+_COMPARE_AFTER = re.compile(r"[\"'`’”]?\s{0,3}(?:[<>≤≥]|!=|≠)")
 _TICKS = re.compile(r"\s*[✓✔]+\s*$")
 # "V in position N" (value before a positional reference): what may stand right before the value, and what
 # makes the phrase no claim (negation, a list of values, a list of positions after it).
@@ -349,7 +406,7 @@ class SchemaReader:
             rf"\s*(?:must\s+be|has\s+to\s+be|should\s+be|is|=|needs\s+to\s+be)\s*(?P<vs>{qv}(?:\s*,\s*{qv}){{0,8}}"
             rf"\s*,?\s*or\s+{qv})(?![\w-])", re.IGNORECASE)
         self._pos = re.compile(
-            rf"\s*(?:=|:|->|→|is|must\s+be|has\s+to\s+be|should\s+be|needs\s+to\s+be|becomes|gets|contains|"
+            rf"\s*(?P<p>=|:|->|→|is|must\s+be|has\s+to\s+be|should\s+be|needs\s+to\s+be|becomes|gets|contains|"
             rf"holds|will\s+be|would\s+be|has)\s*{art}{_OPEN_Q}(?P<v>{v})(?![\w-])", re.IGNORECASE)
         self._place_val = re.compile(rf"(?P<v>{v})\s+(?:at|in|into|on)\s+(?:cell\s+)?$", re.IGNORECASE)
         # "Row 6: 6 in position 1", "We have 3 in position 4": the value right before a positional reference.
@@ -430,10 +487,8 @@ class SchemaReader:
         if refs:
             canon = _Canon(text, refs)
             if canon.changed:
-                for claim, s, e in self.puzzle.parse_claim_text(self.instance, canon.text):
-                    s, e = canon.start(s), canon.end(e)
-                    if not any(c == claim and s < e2 and s2 < e for c, s2, e2 in own_raw):
-                        own_raw.append((claim, s, e))
+                own_raw += _new_spans(own_raw, [(claim, canon.start(s), canon.end(e)) for claim, s, e in
+                                                self.puzzle.parse_claim_text(self.instance, canon.text)])
         own = [Mention(claim, offset + s, offset + e) for claim, s, e in own_raw]
         found: list[Mention] = []
         if self.grid:
@@ -442,8 +497,18 @@ class SchemaReader:
                 return listing
             generic = self._cell_claims(text, offset, refs) + [(m, m.start) for m in self._count_claims(text, offset)]
             # The puzzle's own recognisers win where they read the same predicate words (e.g. a clue "column 2 has 1
-            # tent"); sharing only the cell reference is no conflict.
-            found = [g for g, ref_end in generic if not any(o.start < g.end and ref_end < o.end for o in own)]
+            # tent"); sharing only the cell reference is no conflict. Sorted sweep: O((G + O) log O).
+            own_sorted = sorted(own, key=lambda o: o.start)
+            starts = [o.start for o in own_sorted]
+            max_end, best = [], -1
+            for o in own_sorted:
+                best = max(best, o.end)
+                max_end.append(best)
+            found = []
+            for g, ref_end in generic:
+                k = bisect.bisect_left(starts, g.end)  # own[:k] start before g ends
+                if not (k and max_end[k - 1] > ref_end):
+                    found.append(g)
         found.extend(own)
         found.sort(key=lambda m: (m.start, m.end))
         return found
@@ -476,6 +541,8 @@ class SchemaReader:
                     out.append((Mention(self._claim(cell, vals[0]), offset + a, offset + pm.end()), ref_end))
                     continue
             pm = self._pos.match(text, b, end)
+            if pm and pm.group("p") in (":", "->", "→") and _COMPARE_AFTER.match(text, pm.end()):
+                pm = None  # "(1,1) > (2,1): 3 > 2": a check of values, not a value claim
             if pm:
                 cl = self._claim(cell, self.value(pm.group("v")))
                 if cl:

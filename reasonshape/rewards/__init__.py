@@ -1,55 +1,39 @@
 """Scores and TRL reward functions: eta (paper A §C), structural uncertainty (paper B), shaping.
 
-Public names are imported lazily from their modules (one table below), so ``import reasonshape.rewards`` stays
-cheap and each concept keeps one home:
-
 * :mod:`~reasonshape.rewards.eta` — logical mass, H_str, eta, G_sol / G_ver;
 * :mod:`~reasonshape.rewards.metrics` — the baseline structural metrics record;
 * :mod:`~reasonshape.rewards.structural_uncertainty` — Bradley–Terry + PageRank over random spanning trees;
 * :mod:`~reasonshape.rewards.scorer` — parse -> verify -> extract -> graph -> eta for one completion, cached;
 * :mod:`~reasonshape.rewards.functions` — the TRL reward functions.
+
+The names are imported eagerly (none of these modules loads torch): two of them (``eta``,
+``structural_uncertainty``) share their name with their submodule, and an eager import keeps the function bound.
 """
 
-from __future__ import annotations
+from reasonshape.rewards.eta import EtaScores, eta, eta_scores, g_sol, g_ver, logical_mass, structural_entropy
+from reasonshape.rewards.functions import (
+    ShapingWeights,
+    accuracy_reward,
+    eta_reward,
+    format_reward,
+    get_reward_functions,
+    self_preference_reward,
+    shaped_reward,
+)
+from reasonshape.rewards.metrics import StructuralMetrics, structural_metrics
+from reasonshape.rewards.scorer import CompletionScore, Scorer, score_completion
+from reasonshape.rewards.structural_uncertainty import (
+    GroupScore,
+    PairwiseJudge,
+    SUResult,
+    score_group,
+    score_groups,
+    structural_uncertainty,
+)
 
-import importlib
-
-_LAZY = {
-    "eta": "reasonshape.rewards.eta",
-    "eta_scores": "reasonshape.rewards.eta",
-    "EtaScores": "reasonshape.rewards.eta",
-    "logical_mass": "reasonshape.rewards.eta",
-    "structural_entropy": "reasonshape.rewards.eta",
-    "g_sol": "reasonshape.rewards.eta",
-    "g_ver": "reasonshape.rewards.eta",
-    "structural_metrics": "reasonshape.rewards.metrics",
-    "StructuralMetrics": "reasonshape.rewards.metrics",
-    "structural_uncertainty": "reasonshape.rewards.structural_uncertainty",
-    "score_groups": "reasonshape.rewards.structural_uncertainty",
-    "score_group": "reasonshape.rewards.structural_uncertainty",
-    "PairwiseJudge": "reasonshape.rewards.structural_uncertainty",
-    "GroupScore": "reasonshape.rewards.structural_uncertainty",
-    "SUResult": "reasonshape.rewards.structural_uncertainty",
-    "Scorer": "reasonshape.rewards.scorer",
-    "CompletionScore": "reasonshape.rewards.scorer",
-    "score_completion": "reasonshape.rewards.scorer",
-    "get_reward_functions": "reasonshape.rewards.functions",
-    "ShapingWeights": "reasonshape.rewards.functions",
-    "accuracy_reward": "reasonshape.rewards.functions",
-    "format_reward": "reasonshape.rewards.functions",
-    "eta_reward": "reasonshape.rewards.functions",
-    "self_preference_reward": "reasonshape.rewards.functions",
-    "shaped_reward": "reasonshape.rewards.functions",
-}
-
-__all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'reasonshape.rewards' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__all__ = [
+    "CompletionScore", "EtaScores", "GroupScore", "PairwiseJudge", "SUResult", "Scorer", "ShapingWeights",
+    "StructuralMetrics", "accuracy_reward", "eta", "eta_reward", "eta_scores", "format_reward", "g_sol", "g_ver",
+    "get_reward_functions", "logical_mass", "score_completion", "score_group", "score_groups", "self_preference_reward",
+    "shaped_reward", "structural_entropy", "structural_metrics", "structural_uncertainty",
+]

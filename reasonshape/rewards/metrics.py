@@ -175,11 +175,12 @@ def _claim_metrics(g: nx.DiGraph, n_sentences: int) -> tuple[float | None, float
         if label is None:
             continue
         have_labels = True
-        try:
-            label = ClaimLabel(label)
-        except ValueError:
-            raise ConfigError(f"node {v!r}: label must be one of {[str(x) for x in ClaimLabel]}, got "
-                              f"{label!r}") from None
+        if type(label) is not ClaimLabel:
+            try:
+                label = ClaimLabel(label)
+            except ValueError:
+                raise ConfigError(f"node {v!r}: label must be one of {[str(x) for x in ClaimLabel]}, got "
+                                  f"{label!r}") from None
         if label != ClaimLabel.TENTATIVE and claim not in first_label:
             first_label[claim] = label
         if label == ClaimLabel.WRONG and s is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,9 +182,10 @@ def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, 
             metrics = structural_metrics(graph, c_star, max(1, n_sent), tokens=tokens, paths=paths) \
                 if c_star else None
             labels = {lab.value: 0 for lab in ClaimLabel}
-            for d in graph.graph._node.values():  # the node attribute dicts, without a ClaimNode view each
-                if d["origin"] != "placeholder":
-                    labels[str(d["label"])] += 1
+            # counted on the node attribute dicts, without a ClaimNode view (or a str()) per node
+            counts = Counter(d["label"] for d in graph.graph._node.values() if d["origin"] != "placeholder")
+            for lab, k in counts.items():
+                labels[str(lab)] += k
         except Exception as e:  # extraction must never crash a reward: record why
             log.warning("%s: extraction failed (%s: %s)", puzzle.name, type(e).__name__, e)
             fallback = f"extraction failed: {type(e).__name__}: {e}"

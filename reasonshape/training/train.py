@@ -223,14 +223,20 @@ def fields_markdown() -> str:
     import typing
 
     rows = ["| field | type | default | help |", "|---|---|---|---|"]
+    hints = typing.get_type_hints(ReasonshapeArguments)
     for f in fields(ReasonshapeArguments):
         if f.default_factory is not MISSING:  # type: ignore[misc]
             default = f.default_factory()  # type: ignore[misc]
         else:
             default = f.default
-        t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
-        if typing.get_origin(typing.get_type_hints(ReasonshapeArguments)[f.name]) is Literal:
-            t = " \\| ".join(repr(a) for a in typing.get_args(typing.get_type_hints(ReasonshapeArguments)[f.name]))
+        # From the resolved type hints, not ``f.type``: TrlParser rewrites ``f.type`` in place when it builds.
+        hint = hints[f.name]
+        if typing.get_origin(hint) is Literal:
+            t = " \\| ".join(repr(a) for a in typing.get_args(hint))
+        elif typing.get_args(hint):
+            t = str(hint).replace("typing.", "").replace("NoneType", "None")
+        else:
+            t = getattr(hint, "__name__", str(hint))
         text = f.metadata["help"].replace("|", "\\|")
         rows.append(f"| `{f.name}` | {t} | `{default!r}` | {text} |")
     return "\n".join(rows) + "\n"

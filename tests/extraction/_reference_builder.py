@@ -18,13 +18,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+import networkx as nx
+
 from reasonshape.envs.base import Claim, ClaimLabel
 from reasonshape.extraction.deterministic import (CONDITIONAL_CUE, CONSEQUENCE_START, RETRACTION_CUE,
                                                   TENTATIVE_CUE, ExtractionResult)
 from reasonshape.extraction.graph import ClaimGraph
 from reasonshape.extraction.labels import label_claim
 
-__all__ = ["ReferenceContext", "reference_build_graph"]
+__all__ = ["ReferenceContext", "reference_read_mentions", "reference_build_graph", "reference_from_records", "reference_merge_static"]
 
 _UNIT_TOKEN = re.compile(r"\b(row|column|col|box|block|cage|region|clue|island|line|group)\s*(\d{1,3})\b|"
                          r"\(\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\)", re.IGNORECASE)
@@ -125,6 +127,14 @@ class _Node:
     origin: str
     static: bool
     order: tuple
+
+
+def reference_read_mentions(ctx, sentences) -> list:
+    """``read_mentions`` without its repeated-sentence memo: every sentence read by the schema."""
+    mentions = [ctx.reader.read(s.text, s.start) for s in sentences]
+    separators = [ctx.reader.grid and ctx.reader.is_separator_row(s.text) for s in sentences]
+    ctx.reader.resolve_grid_rows(mentions, separators)
+    return mentions
 
 
 def reference_build_graph(ctx, text, sentences, mentions, premises=None, mode="deterministic") -> ExtractionResult:
@@ -309,3 +319,33 @@ class _Builder:
         nodes = [(n.claim, n.sentence, n.span, n.label, n.origin, n.static) for n in (self.nodes[i] for i in order)]
         edges = sorted((new_id[a], new_id[b], kind) for a, b, kind in self.edges)
         return ClaimGraph.from_records(nodes, edges)
+
+
+def reference_from_records(nodes, edges) -> nx.DiGraph:
+    """The DiGraph ``ClaimGraph.from_records`` must hold, built with networkx's own builder methods."""
+    g = nx.DiGraph()
+    g.add_nodes_from((i, {"claim": c, "sentence": s, "span": sp, "label": lab, "origin": o, "static": st})
+                     for i, (c, s, sp, lab, o, st) in enumerate(nodes))
+    g.add_edges_from((u, v, {"kind": k}) for u, v, k in edges)
+    return g
+
+
+def reference_merge_static(graph: ClaimGraph) -> nx.DiGraph:
+    """The DiGraph ``ClaimGraph.merge_static_restatements`` must hold, built with networkx's builder methods."""
+    mapping = graph.static_restatements()
+    old = graph.graph
+    if not mapping:
+        return old.copy()
+    g = nx.DiGraph()
+    g.graph.update(old.graph)
+    g.add_nodes_from((v, d) for v, d in old.nodes(data=True) if v not in mapping)
+    for u, v, kind in old.edges(data="kind"):
+        u2, v2 = mapping.get(u, u), mapping.get(v, v)
+        if u2 >= v2:
+            continue
+        if g.has_edge(u2, v2):
+            if kind == "inference":
+                g.edges[u2, v2]["kind"] = "inference"
+            continue
+        g.add_edge(u2, v2, kind=kind)
+    return g

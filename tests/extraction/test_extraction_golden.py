@@ -21,11 +21,13 @@ from hypothesis import strategies as st
 from reasonshape.envs import get
 from reasonshape.envs.interop import REASONING_GYM_TASKS, load_reasoning_gym_traces
 from reasonshape.extraction import STYLES, deduce_trace
-from reasonshape.extraction.deterministic import PuzzleContext, build_graph, extract_deterministic, read_mentions
+from reasonshape.extraction.deterministic import (_CONDITIONAL_KEYS, _RETRACTION_KEYS, _TENTATIVE_KEYS,
+                                                  CONDITIONAL_CUE, RETRACTION_CUE, TENTATIVE_CUE, PuzzleContext,
+                                                  _may_match, build_graph, extract_deterministic, read_mentions)
 from reasonshape.extraction.graph import ClaimGraph
 from reasonshape.extraction.segment import split_sentences, trace_text
 
-from ._reference_builder import reference_build_graph
+from ._reference_builder import reference_build_graph, reference_read_mentions, reference_from_records, reference_merge_static
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "real_traces_sample.jsonl"
 #: A spread of claim kinds: Latin squares (solo, towers, unequal, keen), placement (tents, lightup, magnets,
@@ -42,15 +44,42 @@ def _graph_record(g: ClaimGraph) -> tuple[list, list]:
     return list(g.graph.nodes(data=True)), sorted(g.edges())
 
 
+def _store(g) -> tuple:
+    """The networkx store in iteration order: node dicts, successor and predecessor rows (iteration order decides
+    the order of float sums downstream, so it must match too)."""
+    return (list(g.nodes(data=True)), [(u, list(nb.items())) for u, nb in g.succ.items()],
+            [(v, list(nb.items())) for v, nb in g.pred.items()], dict(g.graph))
+
+
+def _assert_store_identical(g: ClaimGraph) -> None:
+    """from_records and merge_static_restatements fill networkx's dicts directly: compare them with graphs built by
+    networkx's own add_nodes_from / add_edges_from / add_edge, orders included, and check the shared edge dicts."""
+    records = [(d["claim"], d["sentence"], d["span"], d["label"], d["origin"], d["static"])
+               for _, d in g.graph.nodes(data=True)]
+    edges = g.edges()
+    assert _store(ClaimGraph.from_records(records, edges).graph) == _store(reference_from_records(records, edges))
+    merged = g.merge_static_restatements()
+    assert _store(merged.graph) == _store(reference_merge_static(g))
+    for u, v, d in merged.graph.edges(data=True):
+        assert merged.graph.pred[v][u] is d  # one attribute dict per edge, as networkx keeps it
+    index: dict = {}
+    for v, d in merged.graph.nodes(data="claim"):
+        index.setdefault(d, []).append(v)
+    assert {c: merged.occurrences(c) for c in merged.claims()} == {c: tuple(v) for c, v in index.items()}
+    merged.validate()
+
+
 def _assert_identical(ctx: PuzzleContext, text: str, premises=None) -> ClaimGraph:
     sentences = split_sentences(text)
     mentions = read_mentions(ctx, sentences)
+    assert mentions == reference_read_mentions(ctx, sentences)  # the repeated-sentence memo changes nothing
     fast = build_graph(ctx, text, sentences, mentions, premises)
     slow = reference_build_graph(ctx, text, sentences, mentions, premises)
     assert fast.graph == slow.graph
     assert _graph_record(fast.graph) == _graph_record(slow.graph)
     assert fast.tentative_sentences == slow.tentative_sentences
     assert fast.retraction_sentences == slow.retraction_sentences
+    _assert_store_identical(fast.graph)
     fast.graph.validate()  # the invariants hold (ids in trace order, edges forward, restatements same-claim)
     if premises is None:  # the public entry point goes through the same builder
         assert extract_deterministic(ctx.puzzle, ctx.instance, text, context=ctx).graph == slow.graph
@@ -133,3 +162,40 @@ def test_recombined_sentences_identical(data):
             c = data.draw(st.sampled_from(pool)).rstrip(".") if claims else "(1,1) = 1"
             out.append(cue.format(c=c))
     _assert_identical(ctx, " ".join(out))
+
+
+_CUE_WORDS = ("suppose", "assuming", "let's say", "let me assume", "what if", "if we put", "try placing",
+              "hypothesis", "hypothetically", "as a guess", "trial", "let's try (2,3)", "let me test r1c2",
+              "wait", "contradiction", "impossible", "let me recheck", "that's wrong", "mistake", "backtrack",
+              "doesn't work", "does not work", "that's not right", "thats incorrect", "not possible", "can't be right", "conflict", "this is wrong",
+              "duplicate", "invalid", "if (", "so if r2", "If row 3")
+
+
+@pytest.mark.parametrize("phrase", _CUE_WORDS)
+def test_cue_prefilter_keeps_every_cue_phrase(phrase):
+    """Every cue phrase, alone and inside a sentence, in any letter case, passes the pre-check of the patterns
+    that match it (and at least one pattern matches it)."""
+    hits = 0
+    for text in (phrase, f"Now {phrase} here.", phrase.upper(), phrase.title()):
+        for pattern, keys in ((TENTATIVE_CUE, _TENTATIVE_KEYS), (RETRACTION_CUE, _RETRACTION_KEYS),
+                              (CONDITIONAL_CUE, _CONDITIONAL_KEYS)):
+            if pattern.search(text):
+                hits += 1
+                assert _may_match(text.lower(), keys), (phrase, pattern.pattern[:40])
+    assert hits
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_CUE_WORDS), st.text(alphabet="abcdefghijklmnopqrstuvwxyz SLTWIA'(),.:0123456789\n",
+                                                             max_size=12)), max_size=8),
+       st.sampled_from(["lower", "upper", "title", "keep"]))
+def test_cue_prefilter_never_hides_a_match(parts, case):
+    """The key-word pre-check is a necessary condition of each cue pattern on ASCII text (any letter case)."""
+    text = "".join(parts)
+    text = {"lower": text.lower(), "upper": text.upper(), "title": text.title(), "keep": text}[case]
+    low = text.lower()
+    for pattern, keys in ((TENTATIVE_CUE, _TENTATIVE_KEYS), (RETRACTION_CUE, _RETRACTION_KEYS),
+                          (CONDITIONAL_CUE, _CONDITIONAL_KEYS)):
+        if pattern.search(text):
+            assert _may_match(low, keys), (pattern.pattern[:40], text)
+    assert _may_match(None, ("zzz",))  # non-ASCII text is always searched

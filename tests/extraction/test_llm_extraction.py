@@ -19,7 +19,7 @@ P = envs.get("solo")
 INST = P.parse_game_id("2x2:b3_1b2b2b1_3b")
 SOL = P.unique_solution(INST)
 TRACE = (f"Row 1 needs its missing values. So (1,1) is {SOL[0][0]}. "
-         f"Then the fourth cell of the second row is a {SOL[1][3]} as well. Therefore (2,2) is {SOL[1][1]}.")
+         f"Then that corner cell must take the last value, a {SOL[1][3]}. Therefore (2,2) is {SOL[1][1]}.")
 
 
 def _closed_port() -> int:
@@ -73,7 +73,7 @@ def test_scripted_llm_adds_supported_claims_and_rules():
     res = extract_graph(P, INST, TRACE, llm_backend=backend)
     assert res.mode == "llm" and res.fallback is None
     claims = [n.claim for n in res.graph.nodes() if n.origin != "placeholder"]
-    # the deterministic schema misses "the fourth cell of the second row is a ..."; the LLM adds it after support check
+    # the deterministic schema cannot place "that corner cell" on the grid; the LLM adds it after support check
     assert P.value_claim((2, 4), SOL[1][3]) in claims
     deterministic = [n.claim for n in extract_deterministic(P, INST, TRACE).graph.nodes()]
     assert P.value_claim((2, 4), SOL[1][3]) not in deterministic

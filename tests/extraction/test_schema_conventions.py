@@ -1,0 +1,308 @@
+"""Cell-reference and listing conventions of real model traces in the deterministic claim schema (issue 4 follow-up).
+
+Conventions counted in ``docs/real_traces.md`` ("Conventions the schema does not cover"): ordinal rows and columns
+("the third column of the second row"), "position N" inside a named row, ``[r][c]`` / ``[r,c]``, listings ending in a
+period, futoshiki ``greater`` claims between "row r, column c" / "cell (r,c)" references. Expected cells and values
+below are derived by hand from each sentence (1-based, row first, as written); near-misses check that precision
+comes first: a false claim is worse than a missed one.
+
+Instances: a 4x4 sudoku (``2x2:b3_1b2b2b1_3b``, solution rows 2431 / 3124 / 4213 / 1342) and the 6x6 futoshiki of
+``tests/data/real_traces_regression.jsonl`` record ``futoshiki.json#0.0`` (reasoning-gym-eval, Apache-2.0; solution
+rows 652134 / 235461 / 524613 / 361245 / 146352 / 413526).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reasonshape import envs
+from reasonshape.envs import Claim
+from reasonshape.envs.interop import load_reasoning_gym_traces
+from reasonshape.extraction.schema import SchemaReader, _Canon, cell_refs, ordinal
+
+SOLO = envs.get("solo")
+SUDOKU = SOLO.parse_game_id("2x2:b3_1b2b2b1_3b")
+UNEQUAL = envs.get("unequal")
+REGRESSION = Path(__file__).resolve().parents[1] / "data" / "real_traces_regression.jsonl"
+
+
+@functools.cache
+def futoshiki():
+    trs = {t.source.rsplit("/", 1)[-1]: t for t in load_reasoning_gym_traces(REGRESSION)}
+    return trs["futoshiki.json#0.0"].instance
+
+
+@functools.cache
+def reader(kind: str = "sudoku") -> SchemaReader:
+    return SchemaReader(SOLO, SUDOKU) if kind == "sudoku" else SchemaReader(UNEQUAL, futoshiki())
+
+
+def claims(text: str, kind: str = "sudoku") -> list[Claim]:
+    return [m.claim for m in reader(kind).read(text)]
+
+
+def val(r, c, x, positive=True):
+    return Claim("value", ((r, c),), x, positive)
+
+
+def gt(big, small):
+    return Claim("greater", (big, small), None, True)
+
+
+def cells(text):
+    return [ref.cell for ref in cell_refs(text)]
+
+
+# ----------------------------------------------------------------------------------------------- ordinals
+class TestOrdinal:
+    @pytest.mark.parametrize(("tok", "n"), [("first", 1), ("Third", 3), ("twelfth", 12), ("1st", 1), ("2nd", 2),
+                                            ("3rd", 3), ("4th", 4), ("11th", 11), ("12th", 12), ("13th", 13),
+                                            ("21st", 21), ("22nd", 22)])
+    def test_words_and_numerals(self, tok, n):
+        assert ordinal(tok) == n
+
+    @pytest.mark.parametrize("tok", ["3th", "1nd", "11st", "12nd", "0th", "firsts", "one", "3", ""])
+    def test_not_ordinals(self, tok):
+        assert ordinal(tok) is None
+
+
+# ----------------------------------------------------------------------------------------------- references
+class TestCellRefs:
+    @pytest.mark.parametrize(("text", "want"), [
+        ("(3,4) is 5", [(3, 4)]),
+        ("r3c4 and R2C1", [(3, 4), (2, 1)]),
+        ("[3][4] = 1 and [2, 1] = 3", [(3, 4), (2, 1)]),
+        ("row 3, column 4", [(3, 4)]),
+        ("Row 2 Col 2 < Row 2 Col 3", [(2, 2), (2, 3)]),
+        ("row 3 and column 4", [(3, 4)]),
+        ("the third row, fourth column", [(3, 4)]),
+        ("the third row's fourth column", [(3, 4)]),
+        ("the third column of the second row", [(2, 3)]),
+        ("the 1st column in the 5th row", [(5, 1)]),
+        ("column 4 of row 3", [(3, 4)]),
+        ("Column 4, row 1: Must be 3", [(1, 4)]),
+        ("the second column's third row", [(3, 2)]),
+        ("row 3 position 4", [(3, 4)]),
+        ("Row 3, pos 2", [(3, 2)]),
+        ("position 4 in row 3", [(3, 4)]),
+        ("the fourth cell of the second row", [(2, 4)]),
+        ("the third row's second cell", [(3, 2)]),
+        ("position 3 in column 2", [(3, 2)]),
+        # a position after a row named earlier in the sentence
+        ("Row 4: position 1 < position 2 = 6", [(4, 1), (4, 2)]),
+        ("In row 2, position 3 must be 4", [(2, 3)]),
+        ("Row 1 position 1 = 3, position 2 = 1", [(1, 1), (1, 2)]),
+        ("For the first row, we know the fourth cell is 1", [(1, 4)]),
+        # a position in a column is a row index
+        ("- Column 2: position 2 ∨ position 3 (pos 2 > pos 3)", [(2, 2), (3, 2), (2, 2), (3, 2)]),
+        ("Column 4 has position 3 ∨ position 4, meaning row 3 position 4 > row 4 position 4",
+         [(3, 4), (4, 4), (3, 4), (4, 4)]),
+    ])
+    def test_conventions(self, text, want):
+        assert cells(text) == want
+
+    @pytest.mark.parametrize("text", [
+        "The first thing is the position of the 3",
+        "the first row 3 times",  # an ordinal right before a number is not a line
+        "Position 4 > position 5 > position 6",  # no line named: positions are not read
+        "Row 2 needs {1,2,3} in positions 1,2,3",  # plural
+        "It can be [1, 2]",  # a value list, not [r,c]
+        "candidates [2,3] or [1,4]",
+        "grid[2][3] = 5",  # code indexing
+        "From Column 3 and 4: pos3 ∈ {2,4}, pos4 ∈ {1,3}",  # a list of lines: no context
+        "- If position 3 = 2, position 4 < 2, and from Column 4 (needs 1, 3), position 4 must be 1",
+        "The first column already has a 3, so the first cell can't be 3",  # "cell" in a column context
+        "the last row and the last column",
+        "rows 2 and 3, columns 1 and 4",
+    ])
+    def test_near_misses_read_no_cell(self, text):
+        assert cells(text) == []
+
+    def test_value_list_after_a_cell_is_not_a_second_cell(self):
+        assert cells("(3,4) can be [1, 2]") == [(3, 4)]
+        assert claims("(3,4) can be [1, 2]") == [Claim("candidates", ((3, 4),), (1, 2))]
+
+    def test_second_line_named_alone_ends_the_context(self):
+        text = "If Row 1 position 1 = 4, then position 2 < 4, and from Column 2 (needs 1, 2), position 2 could be 1"
+        assert cells(text) == [(1, 1), (1, 2)]
+
+    def test_column_then_row_pair_does_not_eat_the_next_reference(self):
+        # "taken in column 1, row 2 column 1 = 2": the reference is "row 2 column 1", not "column 1, row 2"
+        assert cells("Since 1 is taken in column 1, row 2 column 1 = 2.") == [(2, 1)]
+
+    def test_spans_and_cell_words(self):
+        text = "And: cell (5,4) > cell (6,4)"
+        refs = cell_refs(text)
+        assert [(text[r.start:r.end], text[r.outer:r.end]) for r in refs] == [("(5,4)", "cell (5,4)"),
+                                                                             ("(6,4)", "cell (6,4)")]
+        assert not any(r.positional for r in refs)
+        assert [r.positional for r in cell_refs("Row 2: position 3 and (2,4)")] == [True, False]
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.integers(1, 12), st.integers(1, 12), st.sampled_from([
+        "({r},{c})", "r{r}c{c}", "[{r}][{c}]", "[{r},{c}]", "row {r}, column {c}", "Row {r} Col {c}",
+        "the {R} row, {C} column", "the {C} column of the {R} row", "column {c} in row {r}", "the {R} row's {C} cell",
+        "Row {r}: position {c}", "position {c} in the {R} row", "column {c}, row {r}", "the {R} row, {c}th column"]))
+    def test_every_form_reads_its_cell(self, r, c, form):
+        words = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                 "eleventh", "twelfth")
+        if form.endswith("{c}th column") and c in (1, 2, 3):
+            form = form.replace("{c}th", {1: "1st", 2: "2nd", 3: "3rd"}[c])
+        text = "So " + form.format(r=r, c=c, R=words[r - 1], C=words[c - 1]) + " is 1."
+        assert cells(text) == [(r, c)]
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.text(alphabet="abdeghijklmnquvwxyz ,.:;!?'\"-", max_size=200))
+    def test_prose_without_digits_or_line_words_has_no_reference(self, text):
+        assert cells(text) == []
+
+
+class TestCanonicalText:
+    def test_rewrites_every_convention_and_maps_spans_back(self):
+        text = "So row 4, column 2 > cell (3,2), and (1,1) = 2."
+        canon = _Canon(text, cell_refs(text))
+        assert canon.changed and canon.text == "So (4,2) > (3,2), and (1,1) = 2."
+        s = canon.text.index("(4,2)")
+        e = canon.text.index("(3,2)") + 5
+        assert text[canon.start(s):canon.end(e)] == "row 4, column 2 > cell (3,2)"
+        s = canon.text.index("(1,1)")
+        assert text[canon.start(s):canon.end(s + 5)] == "(1,1)"
+
+    def test_plain_references_leave_the_text_unchanged(self):
+        text = "(1,1) > (2,1)"
+        assert not _Canon(text, cell_refs(text)).changed
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.lists(st.tuples(st.sampled_from(["row {r}, column {c}", "({r},{c})", "cell ({r},{c})",
+                                               "the {R} row's {C} cell", "[{r}][{c}]"]),
+                              st.integers(1, 4), st.integers(1, 4), st.text(alphabet="xyz =<>", max_size=6)),
+                    max_size=6))
+    def test_offsets_map_monotonically_inside_the_text(self, parts):
+        words = ("first", "second", "third", "fourth")
+        text = " ; ".join(f.format(r=r, c=c, R=words[r - 1], C=words[c - 1]) + gap for f, r, c, gap in parts)
+        canon = _Canon(text, cell_refs(text))
+        starts = [canon.start(x) for x in range(len(canon.text) + 1)]
+        ends = [canon.end(x) for x in range(len(canon.text) + 1)]
+        assert starts == sorted(starts) and ends == sorted(ends)
+        assert all(0 <= s <= e <= len(text) for s, e in zip(starts, ends, strict=True))
+        assert canon.end(len(canon.text)) == len(text)
+
+
+# ----------------------------------------------------------------------------------------------- claims
+class TestClaims:
+    @pytest.mark.parametrize(("text", "want"), [
+        ("So the 3rd column in the 2nd row must be 1.", [val(2, 3, 1)]),
+        ("The fourth row, third column is \"1\".", [val(4, 3, 1)]),
+        ("Third row, second column: '2'", [val(3, 2, 2)]),
+        ("The second row's third cell cannot be \"4\".", [val(2, 3, 4, False)]),
+        ("So position [2,3] = 2, position [2,4] = 4", [val(2, 3, 2), val(2, 4, 4)]),
+        ("Row 3 position 1 could be 4 or 1", [Claim("candidates", ((3, 1),), (1, 4))]),
+        ("In row 2, position 3 must be 1", [val(2, 3, 1)]),
+        ("- Row 4: has 2 in position 2, 3 in position 4", [val(4, 2, 2), val(4, 4, 3)]),
+        ("From Row 1: We have 2 in position 1.", [val(1, 1, 2)]),
+        ("Column 1: 4 is in row 3, position 1", [val(3, 1, 4)]),
+    ])
+    def test_sudoku_sentences(self, text, want):
+        assert claims(text) == want
+
+    @pytest.mark.parametrize("text", [
+        "Row 1 needs 2 in position 1 or 3.",  # positions listed after it
+        "Row 4 can't have 3 in position 2",  # negated
+        "Since row 2 has 1 in position 2, and we need 3 and 4 in position 3:",  # a list of values
+        "If we put 1 in the first position, it would be:",  # no row named
+        "Let's try the first row: 1 2 3 4",  # hypothetical opener: not a listing
+        "If the first row is 2 4 3 1",
+        "The first row has 4 and 2.",
+    ])
+    def test_sudoku_near_misses(self, text):
+        got = claims(text)
+        assert got in ([], [val(2, 2, 1)]), got  # only "row 2 has 1 in position 2" may be read
+
+    def test_greater_claims_in_every_convention(self):
+        assert claims("So row 4, column 2 > row 3, column 2.", "futoshiki") == [gt((4, 2), (3, 2))]
+        assert claims("And: cell (5,4) > cell (6,4)", "futoshiki") == [gt((5, 4), (6, 4))]
+        assert claims("- Column 2: position 2 ∨ position 3 (pos 2 > pos 3)", "futoshiki") == [gt((2, 2), (3, 2))]
+        assert claims("the third row, fourth column is greater than the second row, fourth column",
+                      "futoshiki") == [gt((3, 4), (2, 4))]
+
+    def test_row_positions_with_signs_values_and_spans(self):
+        text = "- Row 4: position 1 < position 2 = 6, position 4 = 2 < position 5 < position 6"
+        ms = reader("futoshiki").read(text, offset=100)
+        assert [m.claim for m in ms] == [gt((4, 2), (4, 1)), val(4, 2, 6), val(4, 4, 2), gt((4, 6), (4, 5))]
+        assert text[ms[0].start - 100:ms[0].end - 100] == "position 1 < position 2"
+        assert text[ms[1].start - 100:ms[1].end - 100] == "position 2 = 6"
+
+    def test_a_value_after_a_greater_claim_stays_but_a_check_of_values_does_not(self):
+        # "(1,1) > (2,1) = 2": the value claim shares only the cell reference with the greater claim
+        assert claims("(1,1) > (2,1) = 5, so (1,1) is 6", "futoshiki") == [gt((1, 1), (2, 1)), val(2, 1, 5),
+                                                                         val(1, 1, 6)]
+        # "(1,1) > (2,1): 3 > 2 ✓" checks two values; it states no value of (2,1)
+        assert claims("(1,1) > (2,1): 3 > 2 ✓", "futoshiki") == [gt((1, 1), (2, 1))]
+
+    def test_labels_of_read_claims_follow_the_solution(self):
+        inst = futoshiki()
+        got = claims("- Row 4: position 1 < position 2 = 6, position 4 = 2 < position 5 < position 6", "futoshiki")
+        assert [str(UNEQUAL.verify_claim(inst, c)) for c in got] == ["correct"] * 4  # row 4 is 3 6 1 2 4 5
+
+
+class TestListings:
+    @pytest.mark.parametrize(("text", "want"), [
+        ("Second row: 3 1 2 4", [val(2, 1, 3), val(2, 2, 1), val(2, 3, 2), val(2, 4, 4)]),
+        ("So, the second row is: 3 1 2 4.", [val(2, 1, 3), val(2, 2, 1), val(2, 3, 2), val(2, 4, 4)]),
+        ("Fourth row: _ 3 _ _", [val(4, 2, 3)]),
+        ("The first row: \"_ _ 3 _\"", [val(1, 3, 3)]),
+        ("Row 3 is 4, 2, 1, 3.", [val(3, 1, 4), val(3, 2, 2), val(3, 3, 1), val(3, 4, 3)]),
+        ("Row 2 becomes 3 1 2 4 ✓", [val(2, 1, 3), val(2, 2, 1), val(2, 3, 2), val(2, 4, 4)]),
+        ("Corrected 4th row: 1 3 4 2", [val(4, 1, 1), val(4, 2, 3), val(4, 3, 4), val(4, 4, 2)]),
+        ("Looking at the fourth row: 1 3 4 2.", [val(4, 1, 1), val(4, 2, 3), val(4, 3, 4), val(4, 4, 2)]),
+        ("- Column 2: 4, 1, _, _", [val(1, 2, 4), val(2, 2, 1)]),
+        ("The first column is \"2, 3, 4, 1\".", [val(1, 1, 2), val(2, 1, 3), val(3, 1, 4), val(4, 1, 1)]),
+    ])
+    def test_row_and_column_listings(self, text, want):
+        got = reader().read(text)
+        assert [m.claim for m in got] == want and all(m.listing for m in got)
+
+    def test_futoshiki_row_with_blanks_and_signs(self):
+        got = claims("Row 4: _ < 6 _ 2 < 4 < 5", "futoshiki")
+        assert got == [val(4, 2, 6), val(4, 4, 2), val(4, 5, 4), val(4, 6, 5)]
+
+    @pytest.mark.parametrize("text", ["Second row: 3 1 2", "Row 3: 4 1 3 2, but we need 4 _ 1 _",
+                                      "Column 5: 1 2 3 4", "The fifth row is 1 2 3 4"])
+    def test_wrong_length_or_off_grid_lines_are_not_listings(self, text):
+        assert [m for m in reader().read(text) if m.listing] == []
+
+
+# ----------------------------------------------------------------------------------------------- linear time
+# 1 MB single "sentences" built to make a backtracking or quadratic scan explode (every position an anchor, dense
+# references, long whitespace runs after line words). Quadratic work on 1 MB is ~1e12 steps (hours); the bound is
+# generous for a loaded 2-core machine.
+@pytest.mark.parametrize("unit", ["(", "the first ", "1st ", "[1,", "column 1, row 2 ", "Row 4: position 1 = 2, "])
+def test_one_megabyte_adversarial_references_in_linear_time(unit):
+    text = unit * (1_000_000 // len(unit))
+    t0 = time.perf_counter()
+    cell_refs(text)
+    assert time.perf_counter() - t0 < 10.0
+
+
+@pytest.mark.parametrize("unit", ["Row 4: position 1 < position 2 = 6, ", "row 1, column 2 > cell (3,4) = 2 "])
+def test_one_megabyte_sentence_is_read_in_linear_time(unit):
+    text = unit * (1_000_000 // len(unit))
+    t0 = time.perf_counter()
+    got = reader("futoshiki").read(text)
+    assert time.perf_counter() - t0 < 20.0
+    assert len(got) > 10_000
+
+
+def test_whitespace_bombs_after_line_words():
+    for head in ("row", "(", "[", "the", "position", "column 2,", "Row 2:"):
+        text = head + " " * 1_000_000 + "3"
+        t0 = time.perf_counter()
+        assert cell_refs(text) == []
+        reader().read(text)
+        assert time.perf_counter() - t0 < 10.0

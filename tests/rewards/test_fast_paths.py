@@ -1,0 +1,72 @@
+"""The performance shortcuts of reasonshape.rewards (eta.py, metrics.py) compute exactly what the library routines
+they replace compute: bit-identical entropy (scipy.stats.entropy), the same depth/width as
+networkx.topological_generations, and unchanged metrics on random DAGs with arbitrary node labels."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import entropy as scipy_entropy
+
+from reasonshape.rewards.eta import _entropy, _entropy_of, _flatten, _mass
+from reasonshape.rewards.metrics import _layers, structural_metrics
+
+
+@st.composite
+def dags(draw, max_nodes=40):
+    """A random DAG on shuffled, non-contiguous int ids (so _flatten takes its reordering paths too)."""
+    n = draw(st.integers(1, max_nodes))
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    edges = draw(st.lists(st.sampled_from(pairs), max_size=3 * n, unique=True)) if pairs else []
+    ids = draw(st.permutations([3 * i + 1 for i in range(n)]))
+    g = nx.DiGraph()
+    g.add_nodes_from(draw(st.permutations(ids)))
+    g.add_edges_from((ids[i], ids[j]) for i, j in edges)
+    return g
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(1e-9, 1e6, allow_nan=False), min_size=1, max_size=300))
+def test_entropy_is_bit_identical_to_scipy(values):
+    m = np.asarray(values, dtype=np.float64)
+    assert _entropy(m) == float(scipy_entropy(m))
+
+
+def test_entropy_hand_value():
+    # uniform over 4: ln 4; masses (1, 1, 2) -> p = (1/4, 1/4, 1/2): 2 * (1/4) ln 4 + (1/2) ln 2 = 1.5 ln 2
+    assert _entropy(np.ones(4)) == float(scipy_entropy(np.ones(4)))
+    assert math.isclose(_entropy(np.array([1.0, 1.0, 2.0])), 1.5 * math.log(2), rel_tol=1e-15)
+    assert _entropy_of(np.array([5.0])) == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(dags())
+def test_layers_match_topological_generations(g):
+    gens = [len(layer) for layer in nx.topological_generations(g)]
+    assert _layers(_flatten(g)) == (len(gens) - 1, max(gens))
+    assert _mass(_flatten(g)).shape == (len(g),)
+
+
+def test_layers_hand_value():
+    # 0 -> 1 -> 3, 0 -> 2 -> 3, 0 -> 3, 4 alone: layers {0, 4}, {1, 2}, {3}: depth 2, width 2
+    g = nx.DiGraph([(0, 1), (1, 3), (0, 2), (2, 3), (0, 3)])
+    g.add_node(4)
+    assert _layers(_flatten(g)) == (2, 2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(dags(), st.data())
+def test_metrics_depth_width_on_random_dags(g, data):
+    c_star = data.draw(st.lists(st.sampled_from(list(g)), min_size=1, max_size=3, unique=True))
+    for v, d in g.nodes(data=True):
+        d["sentence"] = 0
+    sm = structural_metrics(g, c_star, 1)
+    gens = [len(layer) for layer in nx.topological_generations(g)]
+    assert (sm.depth, sm.width, sm.n_nodes) == (len(gens) - 1, max(gens), len(g))
+    if g.number_of_edges():
+        lengths = [d for s, t in dict(nx.all_pairs_shortest_path_length(g)).items() for d in t.values() if d > 0]
+        assert sm.diameter == (max(lengths) if lengths else 0)
