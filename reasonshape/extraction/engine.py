@@ -19,12 +19,26 @@ the most constrained variable, citing every unit containing it (``directly`` jus
 Styles
 ------
 ``focused``
-    Only what the solution needs: one sentence per step naming the unit; no restatements.
+    Only what the solution needs: one sentence per step naming the unit; no restatements, no hypotheses except
+    when propagation is stuck.
 ``verbose``
-    Each step restates its premises inline; the full grid is written out and re-checked before the answer.
+    Focused, plus re-checking: every decided value is double-checked right after it is found ("Double-checking:
+    (r,c) is v, as found.", a restatement that later steps cite), and the finished grid's C* values are restated
+    again before the answer.
 ``exploratory``
-    Like focused, plus hypotheses refuted by contradiction and backtracking at random points, and "wait, let me
-    re-check" restatements.
+    The verbose double-checks, plus exploration: dead ends (suppose a wrong candidate, follow up to
+    ``_DEAD_END_DEPTH`` tentative consequences, backtrack with nothing concluded) at a random 40% of the steps,
+    and up to three extra hypotheses refuted by contradiction.
+
+Why these orders eta (METHOD.md §C-D; reasonshape calibration). Logical mass m(v) is the probability that the
+absorbing walk from a uniformly chosen source visits v, and eta measures how far p = m / sum(m) is from uniform.
+A double-check inserts, after each decided value, a restatement carrying that value's mass on to the later steps:
+the added nodes carry typical (not extreme) mass, which pulls p towards uniform and lowers eta against focused
+(adding only very low-mass sinks would raise it; restating premises inline before each step, tried too, lengthens
+the high-mass chains and raised eta). A dead end adds a new source (its tentative head) and tentative claims that
+cite committed claims and end in sinks: mass drawn away from the solution claims into waste, which lowers eta
+further. With ``benchmarks/bench_extraction.py --n 2`` the order focused > verbose > exploratory holds on >= 90%
+of instances; the exceptions are tiny instances whose graphs are near-uniform in every style (eta ~ 0).
 
 Every trace ends with the final answer in an ``<answer>`` block (its claims restate the solution).
 """
@@ -44,13 +58,14 @@ __all__ = ["STYLES", "KnownTrace", "deduce_trace"]
 
 STYLES = ("focused", "verbose", "exploratory")
 _ENUM_CAP = 20000
-VERBOSE_INLINE = False
-VERBOSE_CSTAR_ONLY = True
-import os as _os
-DEAD_P = float(_os.environ.get('RS_DEADP', '0.25'))
-DEAD_DEPTH = int(_os.environ.get('RS_DEADD', '3'))
-DCHECK_P = float(_os.environ.get('RS_DCHECK', '0.15'))
-VARIANT = set(_os.environ.get('RS_VARIANT', 'unit').split(','))
+#: Exploratory style: chance per step of a dead end (suppose a wrong candidate, follow it, backtrack), its depth in
+#: steps, and the chance per step of a hypothesis refuted by contradiction (at most ``_MAX_RANDOM_HYPOTHESES``).
+_DEAD_END_P = 0.4
+_DEAD_END_DEPTH = 3
+_HYPOTHESIS_P = 0.15
+_MAX_RANDOM_HYPOTHESES = 3
+#: Final re-check: values restated per sentence.
+_RECHECK_GROUP = 8
 
 
 @dataclass
@@ -295,18 +310,10 @@ class _Engine:
 
     def apply_step(self, unit, changes) -> None:
         """Write one step of ``unit``. Premises: the unit's written knowledge and the target's eliminations. The
-        verbose style restates them inline, and the conclusion then cites the restatements."""
+        verbose and exploratory styles then double-check a decided value (a restatement, which later steps cite;
+        eliminations are not restated)."""
         claims, var = self.step_claims(changes)
         pieces: list = [f"In {unit.name}, "]
-        restate = []
-        if self.style == "verbose" and VERBOSE_INLINE:
-            known = self.unit_premise_nodes(unit, exclude=[var]) + list(self.neg[var].values())
-            restate = [self.w.nodes[n][0] for n in dict.fromkeys(known) if self.w.nodes[n][4] != "placeholder"][:30]
-        if restate:
-            pieces = [f"In {unit.name}, we know that "]
-            for j, cl in enumerate(restate):
-                pieces += ([", "] if j else []) + [("restate", cl)]
-            pieces.append("; so ")
         for k, cl in enumerate(claims):
             pieces += ([" and "] if k else []) + [("conclude", cl)]
         pieces.append(".")
@@ -314,7 +321,7 @@ class _Engine:
                        + [self.latest(n) for n in self.neg[var].values()])
         for cl, i in zip(claims, ids, strict=True):
             self.commit(cl, i)
-        if self.style == "verbose" and "imm" in VARIANT:
+        if self.style != "focused" and self.ctx.effects(claims[0])[0]:  # a decided value (not an elimination)
             self.say(["Double-checking: ", ("restate", claims[0]), ", as found."])
 
     def apply_cell_step(self, var, value, units) -> None:
@@ -405,18 +412,18 @@ class _Engine:
         self.commit(neg, ids[0])
 
     def dead_end(self) -> bool:
-        """Exploratory waste: suppose a variable's true value, follow a few consequences, then backtrack."""
+        """Exploratory waste: suppose a wrong candidate of a random undecided variable, follow up to
+        ``_DEAD_END_DEPTH`` tentative consequences (they cite the committed claims they use, so the dead end draws
+        logical mass away from the solution), then backtrack without concluding anything."""
         und = self.undecided()
         if not und:
             return False
         var = self.rng.choice(sorted(und, key=str))
         truth = self.p.solution_value(self.inst, self.solution, var)
-        if "wrongdead" in VARIANT:
-            wrongs = sorted(self.cands(var) - {truth}, key=str)
-            truth = self.rng.choice(wrongs)
-        overlay = {var: {truth}}
+        wrong = self.rng.choice(sorted(self.cands(var) - {truth}, key=str))
+        overlay = {var: {wrong}}
         steps = []
-        for _ in range(DEAD_DEPTH):
+        for _ in range(_DEAD_END_DEPTH):
             st = self.find_step(overlay)
             if st is None or st[0] == "conflict":
                 break
@@ -427,7 +434,7 @@ class _Engine:
             steps.append((units, st[2], {v: set(self.cands(v, overlay)) for v in st[2]}))
             for v, x in st[2].items():
                 overlay[v] = set(x)
-        self.write_hypothesis(var, truth, steps, None)
+        self.write_hypothesis(var, wrong, steps, None)
         return True
 
     def direct(self) -> None:
@@ -452,27 +459,16 @@ class _Engine:
 
     def run(self, max_steps: int = 4000) -> None:
         self.say(["Let me solve this step by step, using the (row, column) coordinates of the prompt."])
-        if self.style == "verbose" and "givens" in VARIANT:
-            gs = sorted(self.ctx.givens, key=str)
-            for k in range(0, len(gs), 8):
-                pieces = ["The puzzle gives: "]
-                for j, g in enumerate(gs[k:k + 8]):
-                    pieces += ([", "] if j else []) + [("restate", g)]
-                self.say(pieces + ["."])
         steps = 0
         while self.undecided() and steps < max_steps:
             steps += 1
             before = self.knowledge()
-            if self.style == "exploratory" and self.rng.random() < DEAD_P and self.dead_end():
+            if self.style == "exploratory" and self.rng.random() < _DEAD_END_P and self.dead_end():
                 continue
-            if self.style == "exploratory" and self.random_hypotheses < 3 and self.rng.random() < 0.15 \
-                    and self.hypothesis():
+            if self.style == "exploratory" and self.random_hypotheses < _MAX_RANDOM_HYPOTHESES \
+                    and self.rng.random() < _HYPOTHESIS_P and self.hypothesis():
                 self.random_hypotheses += 1
                 continue
-            if self.style == "exploratory" and self.value_node and self.rng.random() < DCHECK_P:
-                v = self.rng.choice(sorted(self.value_node, key=str))
-                cl = self.w.nodes[self.value_node[v]][0]
-                self.say(["Let me double-check: ", ("restate", cl), " still holds."])
             st = self.find_step()
             if st is not None and st[0] == "step":
                 self.apply_step(st[1], st[2])
@@ -485,35 +481,19 @@ class _Engine:
                 if self.knowledge() == before:
                     raise RuntimeError(f"{self.p.name}: the deduction engine cannot progress (claims do not map to "
                                        f"variables: check value_claim / variables)")
-        if self.style == "verbose" and "unit" in VARIANT:
+        if self.style == "verbose":
             self.verbose_recheck()
-        if self.style == "verbose" and "old" in VARIANT:
-            self.old_recheck()
         self.final_answer()
 
     def verbose_recheck(self) -> None:
-        """Re-check the finished grid unit by unit: for every unit with two or more variables, restate the value
-        of each of its variables (a variable in k units is restated k times, each restatement citing the previous
-        occurrence)."""
-        self.say(["Now let me verify the finished grid, unit by unit."])
-        for unit in self.units:
-            vars_ = [v for v in unit.variables if v in self.value_node]
-            if len(vars_) < 2:
-                continue
-            for k in range(0, len(vars_), 12):
-                pieces: list = [f"Checking {unit.name} again: "]
-                for j, v in enumerate(vars_[k:k + 12]):
-                    pieces += ([", "] if j else []) + [("restate", self.w.nodes[self.latest(self.value_node[v])][0])]
-                self.say(pieces + [", which is consistent."])
-
-    def old_recheck(self) -> None:
+        """Re-check the finished grid before answering: restate every decided value that belongs to C*, in groups of
+        ``_RECHECK_GROUP`` (each restatement cites the previous occurrence; the answer then restates these)."""
         self.say(["Now let me verify the finished grid, value by value."])
         c_star = self.p.solution_claims(self.inst)
-        decided = [v for v in sorted(self.value_node, key=str) if self.w.nodes[self.value_node[v]][0] in c_star
-                   or not VERBOSE_CSTAR_ONLY]
-        for k in range(0, len(decided), 8):
+        decided = [v for v in sorted(self.value_node, key=str) if self.w.nodes[self.value_node[v]][0] in c_star]
+        for k in range(0, len(decided), _RECHECK_GROUP):
             pieces: list = ["Checking: "]
-            for j, v in enumerate(decided[k:k + 8]):
+            for j, v in enumerate(decided[k:k + _RECHECK_GROUP]):
                 pieces += ([", "] if j else []) + [("restate", self.w.nodes[self.latest(self.value_node[v])][0])]
             self.say(pieces + [", which is consistent."])
 

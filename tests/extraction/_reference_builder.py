@@ -21,12 +21,18 @@ from typing import Any
 import networkx as nx
 
 from reasonshape.envs.base import Claim, ClaimLabel
-from reasonshape.extraction.deterministic import (CONDITIONAL_CUE, CONSEQUENCE_START, RETRACTION_CUE,
-                                                  TENTATIVE_CUE, ExtractionResult)
+from reasonshape.extraction.deterministic import (
+    CONDITIONAL_CUE,
+    CONSEQUENCE_START,
+    RETRACTION_CUE,
+    TENTATIVE_CUE,
+    ExtractionResult,
+)
 from reasonshape.extraction.graph import ClaimGraph
 from reasonshape.extraction.labels import label_claim
 
-__all__ = ["ReferenceContext", "reference_read_mentions", "reference_build_graph", "reference_from_records", "reference_merge_static"]
+__all__ = ["ReferenceContext", "reference_read_mentions", "reference_build_graph", "reference_from_records",
+           "reference_merge_static"]
 
 _UNIT_TOKEN = re.compile(r"\b(row|column|col|box|block|cage|region|clue|island|line|group)\s*(\d{1,3})\b|"
                          r"\(\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\)", re.IGNORECASE)
@@ -215,7 +221,8 @@ class _Builder:
         tentative = self.hyp_open or conditional
         seen_before = {id(m): (m.claim in self.last_occ) for m in ms}
         ordered = sorted(range(len(ms)),
-                         key=lambda j: (0 if (seen_before[id(ms[j])] or ms[j].claim in ctx.givens) else 1, ms[j].start))
+                         key=lambda j: (0 if (seen_before[id(ms[j])] or ms[j].claim in ctx.givens) else 1,
+                                        ms[j].start))
         this_nodes = []
         local_pool = []
         if CONSEQUENCE_START.search(s.text):

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from reasonshape import envs
 from reasonshape.envs import Claim
 from reasonshape.envs.interop import load_reasoning_gym_traces
+from reasonshape.extraction import schema
 from reasonshape.extraction.schema import SchemaReader, _Canon, cell_refs, ordinal
 
 SOLO = envs.get("solo")
@@ -161,6 +162,17 @@ class TestCellRefs:
     @given(st.text(alphabet="abdeghijklmnquvwxyz ,.:;!?'\"-", max_size=200))
     def test_prose_without_digits_or_line_words_has_no_reference(self, text):
         assert cells(text) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["row", "Row", "column", "col", "the", "third", "2nd", "position", "pos", "cell",
+                                 "(", ")", "[", "]", ",", "'s", "of", "in", "r3c4", "1", "4", " ", "  ", ":", "x"]),
+                max_size=40))
+def test_anchor_scan_finds_the_same_matches_as_a_full_scan(tokens):
+    text = " ".join(tokens)
+    fast = [(m.start(), m.end(), m.lastgroup) for m in schema._ref_matches(text)]
+    full = [(m.start(), m.end(), m.lastgroup) for m in schema._REF.finditer(text)]
+    assert fast == full
 
 
 class TestCanonicalText:

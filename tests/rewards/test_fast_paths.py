@@ -62,7 +62,7 @@ def test_layers_hand_value():
 @given(dags(), st.data())
 def test_metrics_depth_width_on_random_dags(g, data):
     c_star = data.draw(st.lists(st.sampled_from(list(g)), min_size=1, max_size=3, unique=True))
-    for v, d in g.nodes(data=True):
+    for _, d in g.nodes(data=True):
         d["sentence"] = 0
     sm = structural_metrics(g, c_star, 1)
     gens = [len(layer) for layer in nx.topological_generations(g)]
