@@ -22,6 +22,7 @@ $(BIN)/.installed: pyproject.toml
 install: $(BIN)/.installed
 
 test: install
+	$(BIN)/ruff check reasonshape tests benchmarks
 	$(BIN)/python -m pytest -q
 
 demo: install

@@ -365,7 +365,8 @@ class _Engine:
                 _, v, x, used = st
                 st = ("step", used[0], {v: {x}}, used)
             unit, changes = st[1], st[2]
-            steps.append((st[3] if len(st) > 3 else [unit], changes, {v: set(self.cands(v, overlay)) for v in changes}))
+            before = {v: set(self.cands(v, overlay)) for v in changes}
+            steps.append((st[3] if len(st) > 3 else [unit], changes, before))
             for v, x in changes.items():
                 overlay[v] = set(x)
         return None

@@ -34,6 +34,6 @@ from reasonshape.rewards.structural_uncertainty import (
 __all__ = [
     "CompletionScore", "EtaScores", "GroupScore", "PairwiseJudge", "SUResult", "Scorer", "ShapingWeights",
     "StructuralMetrics", "accuracy_reward", "eta", "eta_reward", "eta_scores", "format_reward", "g_sol", "g_ver",
-    "get_reward_functions", "logical_mass", "score_completion", "score_group", "score_groups", "self_preference_reward",
-    "shaped_reward", "structural_entropy", "structural_metrics", "structural_uncertainty",
+    "get_reward_functions", "logical_mass", "score_completion", "score_group", "score_groups",
+    "self_preference_reward", "shaped_reward", "structural_entropy", "structural_metrics", "structural_uncertainty",
 ]
