@@ -51,6 +51,7 @@ import os
 import threading
 import time
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -675,7 +676,7 @@ def _finite(v: Any) -> float | None:
 
 
 # ===================================================================================================== rewards
-class _Reward:
+class _Reward(ABC):
     """Base of the reward callables: batch scoring through the shared scorer, the no-raise / no-NaN guarantees."""
 
     __name__ = "reward"
@@ -712,8 +713,9 @@ class _Reward:
             return [None] * n
         return [_finite(v) for v in values]
 
-    def _values(self, b: _Batch, log_metric, log_extra) -> list[float | None]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _values(self, b: _Batch, log_metric, log_extra) -> list[float | None]:
+        """One value per completion of the batch (each subclass's reward)."""
 
 
 class _AccuracyReward(_Reward):
