@@ -29,7 +29,7 @@ import random
 import shutil
 import subprocess
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -504,9 +504,3 @@ class Puzzle(ABC):
 def _cached_solve(puzzle: Puzzle, instance: Instance, max_solutions: int) -> SolveResult:
     return puzzle._solve(instance, max_solutions)
 
-
-def iter_cells(rows: int, cols: int) -> Iterable[Cell]:
-    """All 1-based cells, row-major."""
-    for r in range(1, rows + 1):
-        for c in range(1, cols + 1):
-            yield (r, c)

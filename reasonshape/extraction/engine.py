@@ -125,7 +125,6 @@ class _Engine:
         self.value: dict[Hashable, Any] = {}
         self.neg: dict[Hashable, dict[Any, int]] = {v: {} for v in self.domains}
         self.last_occ: dict[Claim, int] = {}
-        self.placeholder_sentence = 0
         self.solved_by_propagation = True
         self._memo: dict = {}
         self.random_hypotheses = 0

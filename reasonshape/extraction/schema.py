@@ -416,7 +416,6 @@ class SchemaReader:
             rf"\b(?P<line>row|column)\s+(?P<i>\d{{1,2}})\s+(?:needs|has|contains|requires|must\s+have|gets|"
             rf"will\s+have|should\s+have)\s+(?P<n>\d{{1,2}})\s+(?P<more>more\s+|remaining\s+|other\s+)?"
             rf"(?P<w>{'|'.join(alts)})(?:e?s)?(?![\w-])", re.IGNORECASE) if alts else None
-        self._value_re = re.compile(rf"^(?:{value_alt})$", re.IGNORECASE)
         self.fixed_tokens: set[str] = set()
         self.symbols = self._answer_symbols() if self.grid else {}
         self._sign_table = str.maketrans({ch: " " for ch in _SIGNS

@@ -174,9 +174,9 @@ def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, 
             if llm_backend is not None:
                 from reasonshape.extraction.llm import extract_with_llm
 
-                res = extract_with_llm(puzzle, instance, completion, llm_backend, context=ctx)
+                res = extract_with_llm(puzzle, instance, text, llm_backend, context=ctx)
             else:
-                res = extract_deterministic(puzzle, instance, completion, context=ctx)
+                res = extract_deterministic(puzzle, instance, text, context=ctx)  # the joined trace, read once
             graph, n_sent, mode, fallback = res.graph, res.n_sentences, res.mode, res.fallback
             c_star = _c_star(puzzle, instance, answer_value if correct else None)
             metrics = structural_metrics(graph, c_star, max(1, n_sent), tokens=tokens, paths=paths) \
@@ -270,7 +270,7 @@ class Scorer:
         except (UnknownPuzzleError, GameIdError, TypeError) as e:
             return CompletionScore(puzzle=str(puzzle), game_id=str(game_id), error=f"{type(e).__name__}: {e}")
         ctx = self._context(puzzle, game_id) if self.extract else None
-        sc = score_completion(p, inst, completion, extract=self.extract, llm_backend=self.llm_backend,
+        sc = score_completion(p, inst, text, extract=self.extract, llm_backend=self.llm_backend,
                               context=ctx, tokens=tokens, paths=False)
         self._scores[key] = sc
         if len(self._scores) > self.cache_size:
