@@ -426,7 +426,8 @@ class _Builder:
         self.edges: list[tuple[int, int, str]] = []
         self.last_occ: dict[int, int] = {}  # claim id -> node of its latest occurrence
         self.value_node: dict[Any, int] = {}  # committed: variable -> node of its latest positive value claim
-        self.neg_nodes: dict[Any, list[int]] = defaultdict(list)
+        # committed: variable -> {claim id: node of the latest occurrence of that elimination}
+        self.neg_nodes: dict[Any, dict[int, int]] = defaultdict(dict)
         self.hyp_open = False
         self.hyp_start = -1
         self.hyp_heads: list[int] = []
@@ -548,7 +549,7 @@ class _Builder:
         elif inf.denied and not tentative:
             neg = self.neg_nodes
             for var, _ in inf.denied:
-                neg[var].append(node)
+                neg[var][inf.cid] = node  # a restated elimination supersedes its earlier occurrence
 
     def _premises(self, inf, s, named_cache, pool_state, refutation) -> list[int]:
         ctx = self.ctx
@@ -593,12 +594,13 @@ class _Builder:
                     out.append(n)
                 elif v in given_value:
                     out.append(self._occurrence(given_value[v], s.index, (s.index, 0, len(self.nodes))))
-                else:
-                    out.extend(neg_nodes.get(v, ()))
+                elif v in neg_nodes:
+                    out.extend(neg_nodes[v].values())
             for g in unit.premises:
                 out.append(self._occurrence(g, s.index, (s.index, 0, len(self.nodes))))
         for v in inf.variables:
-            out.extend(neg_nodes.get(v, ()))
+            if v in neg_nodes:
+                out.extend(neg_nodes[v].values())
         return list(dict.fromkeys(out))
 
     # ------------------------------------------------------------------ output

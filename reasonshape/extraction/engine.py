@@ -22,25 +22,25 @@ Styles
     Only what the solution needs: one sentence per step naming the unit; no restatements, no hypotheses except
     when propagation is stuck.
 ``verbose``
-    Focused, plus re-checking: every decided value is double-checked right after it is found ("Double-checking:
-    (r,c) is v, as found.", a restatement that later steps cite), and the finished grid's C* values are restated
-    again before the answer.
+    Focused, plus re-checking: every sentence's conclusions (values, eliminations, hypotheses and their tentative
+    steps, refutations) are double-checked right after they are written ("Double-checking: (r,c) is v.", a
+    restatement that later steps cite), and the finished grid's C* values are restated again before the answer.
 ``exploratory``
     The verbose double-checks, plus exploration: dead ends (suppose a wrong candidate, follow up to
     ``_DEAD_END_DEPTH`` tentative consequences, backtrack with nothing concluded) at a random 40% of the steps,
     and up to three extra hypotheses refuted by contradiction.
 
-Why these orders eta (METHOD.md §C-D; reasonshape calibration). Logical mass m(v) is the probability that the
-absorbing walk from a uniformly chosen source visits v, and eta measures how far p = m / sum(m) is from uniform.
-A double-check inserts, after each decided value, a restatement carrying that value's mass on to the later steps:
-the added nodes carry typical (not extreme) mass, which pulls p towards uniform and lowers eta against focused
-(adding only very low-mass sinks would raise it; restating premises inline before each step, tried too, lengthens
-the high-mass chains and raised eta). A dead end adds a new source (its tentative head) and tentative claims that
-cite committed claims and end in sinks: mass drawn away from the solution claims into waste, which lowers eta
-further. With ``benchmarks/bench_extraction.py --n 2`` the order focused > verbose > exploratory holds on 87% of
-the 168 instances (target 90%). Known exceptions: tiny instances whose graphs are near-uniform in every style
-(bridges trivial, eta ~ 0), and signpost normal/hard, where focused traces are dominated by eliminations, which
-are not double-checked, so the few value double-checks do not lower eta.
+Why these orders eta (METHOD.md §C-D; reasonshape calibration). eta = (ln|V| - H_str) / (ln|V| - ln|C*|). A
+double-check v' of claim v sits in series (v -> v' -> the later uses of v), so m(v') = m(v) and no other mass
+changes. Doubling every node that way keeps ln|V| - H_str (p becomes (p/2, p/2)) and adds ln 2 to the denominator:
+eta strictly drops whenever it is positive. The verbose style doubles every written claim except placeholders and
+the answer block, so it stays close to that case whatever the mix of claims (double-checking only decided values,
+the earlier design, raised eta on elimination-heavy traces such as signpost's, where values carry the most mass).
+A dead end adds a new source (its tentative head) and tentative claims that cite committed claims and end in
+sinks: mass drawn away from the solution claims into waste, which lowers eta further, except on the smallest
+instances, where the new source takes a large share of the initial mass. With
+``benchmarks/bench_extraction.py --n 2`` the order focused > verbose > exploratory holds on {ORDER} of the 168
+instances (target 90%); the misses are trivial instances (bridges trivial has eta = 0 in every style).
 
 Every trace ends with the final answer in an ``<answer>`` block (its claims restate the solution).
 """
@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle
-from reasonshape.extraction.deterministic import PuzzleContext
+from reasonshape.extraction.deterministic import _HYPOTHESIS_MAX_SENTENCES, PuzzleContext
 
 __all__ = ["STYLES", "KnownTrace", "deduce_trace"]
 
@@ -66,6 +66,10 @@ _DEAD_END_P = 0.4
 _DEAD_END_DEPTH = 3
 _HYPOTHESIS_P = 0.15
 _MAX_RANDOM_HYPOTHESES = 3
+#: Tentative steps written per hypothesis, the same in every style (so verbose = focused + double-checks): few
+#: enough that a double-checked block (head, steps, their double-checks, the refutation: 2 + 2k + 1 sentences)
+#: stays inside the extractor's hypothesis window of ``_HYPOTHESIS_MAX_SENTENCES`` sentences.
+_HYPOTHESIS_STEPS = (_HYPOTHESIS_MAX_SENTENCES - 3) // 2
 #: Final re-check: values restated per sentence.
 _RECHECK_GROUP = 8
 
@@ -309,10 +313,21 @@ class _Engine:
         removed = sorted(self.cands(v, overlay) - x, key=str)
         return [self.p.value_claim(v, r, False) for r in removed[:3]], v
 
+    def double_check(self, claims: list[Claim], ids: list[int], tentative: bool = False) -> list[int]:
+        """Verbose and exploratory styles: restate what a sentence just concluded ("Double-checking: ..."), right
+        after it, once per claim. Later steps cite the restatement (:meth:`latest`), so it sits in series between
+        the claim and its uses. Returns the node ids standing for ``claims`` afterwards (unchanged for focused)."""
+        if self.style == "focused" or not claims:
+            return ids
+        pieces: list = ["Double-checking: "]
+        for k, cl in enumerate(claims):
+            pieces += ([" and "] if k else []) + [("restate", cl)]
+        self.say(pieces + ["."], tentative=tentative)
+        return [self.last_occ[cl] for cl in claims]
+
     def apply_step(self, unit, changes) -> None:
         """Write one step of ``unit``. Premises: the unit's written knowledge and the target's eliminations. The
-        verbose and exploratory styles then double-check a decided value (a restatement, which later steps cite;
-        eliminations are not restated)."""
+        verbose and exploratory styles then double-check its conclusions (:meth:`double_check`)."""
         claims, var = self.step_claims(changes)
         pieces: list = [f"In {unit.name}, "]
         for k, cl in enumerate(claims):
@@ -322,8 +337,7 @@ class _Engine:
                        + [self.latest(n) for n in self.neg[var].values()])
         for cl, i in zip(claims, ids, strict=True):
             self.commit(cl, i)
-        if self.style != "focused" and self.ctx.effects(claims[0])[0]:  # a decided value (not an elimination)
-            self.say(["Double-checking: ", ("restate", claims[0]), ", as found."])
+        self.double_check(claims, ids)
 
     def apply_cell_step(self, var, value, units) -> None:
         """Decide ``var`` from several units at once: premises are every used unit's written knowledge."""
@@ -331,12 +345,13 @@ class _Engine:
             out = []
             for u in units:
                 out += self.unit_premise_nodes(u, exclude=[var])
-            return out + list(self.neg[var].values())
+            return out + [self.latest(n) for n in self.neg[var].values()]
 
         cl = self.p.value_claim(var, value, True)
         names = ", ".join(u.name for u in units[:-1]) + f" and {units[-1].name}"
         ids = self.say([f"Combining {names}, ", ("conclude", cl), "."], prem)
         self.commit(cl, ids[0])
+        self.double_check([cl], ids)
 
     def commit(self, claim: Claim, node: int) -> None:
         assigned, denied = self.ctx.effects(claim)
@@ -384,13 +399,14 @@ class _Engine:
         return False
 
     def write_hypothesis(self, var, wrong, steps, conflict_unit) -> None:
-        """"Suppose ...", the tentative chain (at most 6 steps), then the refutation by the conflict in
-        ``conflict_unit`` -- or, with ``conflict_unit=None`` (a dead end), a backtrack that concludes nothing."""
+        """"Suppose ...", the tentative chain (at most ``_HYPOTHESIS_STEPS`` steps), then the refutation by the
+        conflict in ``conflict_unit`` -- or, with ``conflict_unit=None`` (a dead end), a backtrack that concludes
+        nothing. In the verbose and exploratory styles every claim of the block is double-checked."""
         hyp_claim = self.p.value_claim(var, wrong, True)
         head = self.say(["Suppose ", ("conclude", hyp_claim), "."], tentative=True)
-        hyp = {var: head[0]}
-        last = head
-        for units, changes, before in steps[:6]:
+        last = self.double_check([hyp_claim], head, tentative=True)
+        hyp = {var: last[0]}
+        for units, changes, before in steps[:_HYPOTHESIS_STEPS]:
             overlay = {v: before[v] for v in changes}
             claims, v = self.step_claims(changes, overlay)
             claims = claims[:1]
@@ -399,10 +415,11 @@ class _Engine:
                 out = []
                 for u in units:
                     out += self.unit_premise_nodes(u, exclude=[v], hyp=hyp)
-                return out + list(self.neg[v].values())
+                return out + [self.latest(n) for n in self.neg[v].values()]
 
             names = ", ".join(u.name for u in units[:-1]) + (" and " if len(units) > 1 else "") + units[-1].name
             last = self.say([f"In {names}, ", ("conclude", claims[0]), "."], prem, tentative=True)
+            last = self.double_check(claims, last, tentative=True)
             if claims[0].positive:
                 hyp[v] = last[0]
         if conflict_unit is None:
@@ -412,6 +429,7 @@ class _Engine:
         ids = self.say([f"That is a contradiction in {conflict_unit.name}, so ", ("conclude", neg), "."],
                        lambda: head + last)
         self.commit(neg, ids[0])
+        self.double_check([neg], ids)
 
     def dead_end(self) -> bool:
         """Exploratory waste: suppose a wrong candidate of a random undecided variable, follow up to
@@ -449,12 +467,13 @@ class _Engine:
             out = []
             for ui in self.ctx.units_of.get(var, ()):
                 out += self.unit_premise_nodes(self.units[ui], exclude=[var])
-            return out + list(self.neg[var].values())
+            return out + [self.latest(n) for n in self.neg[var].values()]
 
         cl = self.p.value_claim(var, x, True)
         ids = self.say(["By the puzzle's global rules, considering everything found so far, ", ("conclude", cl),
                         "."], prem)
         self.commit(cl, ids[0])
+        self.double_check([cl], ids)
 
     def knowledge(self) -> int:
         return len(self.value) + sum(len(n) for n in self.neg.values())

@@ -183,7 +183,7 @@ class _Builder:
         self.edges: set = set()
         self.last_occ: dict = {}
         self.value_node: dict = {}
-        self.neg_nodes = defaultdict(list)
+        self.neg_nodes = defaultdict(dict)
         self.hyp_open = False
         self.hyp_start = -1
         self.hyp_heads: list[int] = []
@@ -276,7 +276,7 @@ class _Builder:
                 self.value_node[var] = node
         if not tentative:
             for var, _ in denied:
-                self.neg_nodes[var].append(node)
+                self.neg_nodes[var][claim] = node
 
     def _premises(self, claim, s, named, local_pool, refutation, order):
         ctx = self.ctx
@@ -313,11 +313,11 @@ class _Builder:
                 elif v in ctx.given_value:
                     out.append(self._occurrence(ctx.given_value[v], s.index, (s.index, 0, len(self.nodes))))
                 else:
-                    out.extend(self.neg_nodes.get(v, ()))
+                    out.extend(self.neg_nodes.get(v, {}).values())
             for g in unit.premises:
                 out.append(self._occurrence(g, s.index, (s.index, 0, len(self.nodes))))
         for v in own_vars:
-            out.extend(self.neg_nodes.get(v, ()))
+            out.extend(self.neg_nodes.get(v, {}).values())
         return list(dict.fromkeys(out))
 
     def to_graph(self):

@@ -85,12 +85,52 @@ def test_styles_mean_what_they_say():
     assert len(derived) >= 5
     for n in derived:  # each value decided by a unit step is restated in the very next sentence
         assert any(g.node(v).sentence == n.sentence + 1 for u, v, k in g.edges("restatement") if u == n.id), n
+    # ... and so is every other conclusion (eliminations too), which later steps then cite instead of it
+    assert_every_conclusion_double_checked(kts["verbose"])
+    assert_every_conclusion_double_checked(kts["exploratory"])
     assert "verify the finished grid" in body["verbose"] and "Suppose" not in body["verbose"]
     assert len(restatements_before_answer(kts["verbose"])) > len(p.solution_claims(inst))
     # exploratory: hypotheses (tentative claims), dead ends with backtracking, refutations by contradiction
     assert any(str(n.label) == "tentative" for n in kts["exploratory"].graph.nodes())
     assert "backtrack" in body["exploratory"]
     assert len(kts["exploratory"].graph) > len(kts["focused"].graph)
+
+
+def assert_every_conclusion_double_checked(kt):
+    """Verbose/exploratory: every claim a sentence concludes (derived, or a hypothesis head) is restated in the next
+    sentence, and nothing else cites it but a refutation (the double-check sits in series)."""
+    g, text = kt.graph, kt.text
+    answer_at = text.index("<answer>")
+    by_id = {n.id: n for n in g.nodes()}
+    restated_by = {u: v for u, v, k in g.edges("restatement")}
+    checked = 0
+    for n in by_id.values():
+        if n.origin == "placeholder" or n.static or n.span is None or n.span[0] > answer_at:
+            continue
+        if any(k == "restatement" and v == n.id for _, v, k in g.edges()):
+            continue  # a double-check itself (or another restatement)
+        assert n.id in restated_by, (n, text[n.span[0] - 60:n.span[1] + 60])
+        dc = by_id[restated_by[n.id]]
+        assert dc.sentence == n.sentence + 1 and text[:dc.span[0]].rstrip().endswith(
+            ("Double-checking:", "and")), (n, dc)
+        # (a hypothesis head is also cited by its refutation, as the extractor's rule 4a reads it)
+        assert [v for u, v, k in g.edges() if u == n.id and by_id[v].claim != n.claim.negated()] == [dc.id], n
+        checked += 1
+    assert checked >= 5
+
+
+def test_verbose_lowers_eta_on_elimination_heavy_traces():
+    # signpost's traces are mostly eliminations and hypotheses; double-checking only decided values (an earlier
+    # design) raised eta there. Every conclusion is double-checked now, so verbose < focused.
+    p = envs.get("signpost")
+    inst = p.generate("normal", seed=100, index=0)
+    c_star = p.solution_claims(inst)
+    kts = {s: deduce_trace(p, inst, s, seed=0) for s in STYLES}
+    focused_neg = sum(1 for n in kts["focused"].graph.nodes() if not n.claim.positive)
+    assert focused_neg > len(kts["focused"].graph) / 4
+    assert_every_conclusion_double_checked(kts["verbose"])
+    e = {s: eta(kt.graph, c_star) for s, kt in kts.items()}
+    assert e["focused"] > e["verbose"] > e["exploratory"], e
 
 
 def test_engine_is_deterministic_and_rejects_bad_style():

@@ -455,6 +455,29 @@ def test_entropy_bounds_and_eta_range(g):
         assert clipped == pytest.approx(min(raw, 1.0))
 
 
+@given(random_dags(max_nodes=30))
+@settings(max_examples=60, deadline=None)
+def test_series_double_of_every_node_keeps_the_entropy_gap_and_lowers_eta(g):
+    # The deduction engine's verbose style rests on this (engine docstring): a restatement v' in series
+    # (v -> v' -> the successors of v) gets m(v') = m(v), so doubling every node keeps ln|V| - H_str and adds ln 2
+    # to the denominator of eta.
+    n = g.number_of_nodes()
+    d = nx.DiGraph()
+    for v in g:
+        d.add_edge(("c", v), ("d", v))  # claim v, then its double-check
+    d.add_edges_from((("d", u), ("c", v)) for u, v in g.edges)
+    m, md = logical_mass(g), logical_mass(d)
+    for v in g:
+        assert md[("c", v)] == pytest.approx(m[v], rel=1e-9, abs=1e-12)
+        assert md[("d", v)] == pytest.approx(m[v], rel=1e-9, abs=1e-12)
+    gap, gap_d = LN(n) - structural_entropy(g), LN(2 * n) - structural_entropy(d)
+    assert gap_d == pytest.approx(gap, abs=1e-9)
+    for c in {1, n // 2, n - 1} - {0, n}:
+        e, e_d = eta(g, c), eta(d, c)
+        assert e_d == pytest.approx(e * (LN(n) - LN(c)) / (LN(2 * n) - LN(c)), abs=1e-9)
+        assert e_d < e or e == pytest.approx(0.0, abs=1e-12)
+
+
 @given(random_dags(), st.data())
 @settings(max_examples=60, deadline=None)
 def test_sol_ver_match_the_definition(g, data):
