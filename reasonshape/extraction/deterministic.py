@@ -23,9 +23,10 @@ Pipeline (paper A §B, with deterministic stand-ins for its LLM steps; the rules
       kept when the puzzle's rules make them relevant to ``c`` (they share a unit: row, column, box, cage, clue
       neighbourhood...; see :meth:`Puzzle.units`);
    c. otherwise, the unit context: the units named in ``s`` (or in ``s-1``), else every unit containing ``c``'s
-      variables; premises are the latest committed value claim of every other variable of those units, the latest
-      eliminations of ``c``'s own variable, and the units' given premises. A given that the trace never states
-      becomes a ``placeholder`` node just before ``c`` (paper A §B step 3).
+      variables; premises are, for every other variable of those units, its committed value claim (else its given
+      value, else its committed eliminations), the committed eliminations of ``c``'s own variable, each claim at
+      its latest occurrence (a restatement supersedes the original), and the units' given premises. A given that
+      the trace never states becomes a ``placeholder`` node just before ``c`` (paper A §B step 3).
 
    A new claim without premises is ``directly_stated``; so is a new claim read from a grid or row listing (a
    listing states values, it does not derive them).
