@@ -191,10 +191,14 @@ class _Engine:
             elif v in self.ctx.given_value:
                 out.append(self.occurrence(self.ctx.given_value[v]))
             else:
-                out.extend(self.latest(n) for n in self.neg[v].values())
+                out.extend(self.eliminations(v))
         for g in unit.premises:
             out.append(self.occurrence(g))
         return out
+
+    def eliminations(self, var) -> list[int]:
+        """The latest occurrence of each written elimination of ``var`` (premises of any step about ``var``)."""
+        return [self.latest(n) for n in self.neg[var].values()]
 
     def latest(self, node: int) -> int:
         """The latest occurrence of the claim of ``node`` (a restatement supersedes the original as premise)."""
@@ -334,7 +338,7 @@ class _Engine:
             pieces += ([" and "] if k else []) + [("conclude", cl)]
         pieces.append(".")
         ids = self.say(pieces, lambda: self.unit_premise_nodes(unit, exclude=[var])
-                       + [self.latest(n) for n in self.neg[var].values()])
+                       + self.eliminations(var))
         for cl, i in zip(claims, ids, strict=True):
             self.commit(cl, i)
         self.double_check(claims, ids)
@@ -345,7 +349,7 @@ class _Engine:
             out = []
             for u in units:
                 out += self.unit_premise_nodes(u, exclude=[var])
-            return out + [self.latest(n) for n in self.neg[var].values()]
+            return out + self.eliminations(var)
 
         cl = self.p.value_claim(var, value, True)
         names = ", ".join(u.name for u in units[:-1]) + f" and {units[-1].name}"
@@ -415,7 +419,7 @@ class _Engine:
                 out = []
                 for u in units:
                     out += self.unit_premise_nodes(u, exclude=[v], hyp=hyp)
-                return out + [self.latest(n) for n in self.neg[v].values()]
+                return out + self.eliminations(v)
 
             names = ", ".join(u.name for u in units[:-1]) + (" and " if len(units) > 1 else "") + units[-1].name
             last = self.say([f"In {names}, ", ("conclude", claims[0]), "."], prem, tentative=True)
@@ -467,7 +471,7 @@ class _Engine:
             out = []
             for ui in self.ctx.units_of.get(var, ()):
                 out += self.unit_premise_nodes(self.units[ui], exclude=[var])
-            return out + [self.latest(n) for n in self.neg[var].values()]
+            return out + self.eliminations(var)
 
         cl = self.p.value_claim(var, x, True)
         ids = self.say(["By the puzzle's global rules, considering everything found so far, ", ("conclude", cl),
