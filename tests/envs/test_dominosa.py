@@ -3,11 +3,7 @@
 Instances come from tests/data/tatham_dev_instances.jsonl (Simon Tatham's Portable Puzzle Collection, MIT).
 """
 
-import json
-import os
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -17,9 +13,9 @@ from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.dominosa import PUZZLE as P
 from reasonshape.envs.dominosa import DominosaParams, _encode_desc
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_generate_accepts, sgt_solution
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "dominosa"]
+ROWS = dev_rows("dominosa")
 # Dev instance 1dt:100011, grid  1 0 0 / 0 1 1.  SOLVE S;D0,3;D1,2;D4,5: cells 0-3 = (1,1)-(2,1) (a 1-0 domino),
 # 1-2 = (1,2)-(1,3) (0-0), 4-5 = (2,2)-(2,3) (1-1).
 SMALL = "1dt:100011"
@@ -28,24 +24,6 @@ SMALL_SOL = (("D", "R", "L"), ("U", "R", "L"))
 AMBIGUOUS = "1dt:111000"
 AMBIGUOUS_SOLS = {(("D", "R", "L"), ("U", "R", "L")), (("R", "L", "D"), ("R", "L", "U"))}
 SGT = P.sgt_binary()
-
-
-def _sgt_accepts(game_id: str) -> bool:
-    proc = subprocess.run([SGT, "--generate", "1", game_id], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "DISPLAY": ""})
-    return proc.returncode == 0 and "error" not in proc.stderr
-
-
-def _sgt_solution(game_id: str, tmp_path) -> str | None:
-    """The collection's own SOLVE move for ``game_id`` (its save file with solutions), or None if it has none."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    subprocess.run([SGT, "--generate", "1", "--save", str(tmp_path / "s"), "--with-solutions", game_id],
-                   capture_output=True, text=True, timeout=60, env={**os.environ, "DISPLAY": ""})
-    for f in tmp_path.glob("s*"):
-        for line in f.read_text().splitlines():
-            if line.startswith("SOLVE"):
-                return line.split(":", 2)[2]
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -130,14 +108,14 @@ class TestGenerate:
     @pytest.mark.skipif(SGT is None, reason="sgt-dominosa not installed")
     def test_collection_accepts_native_descs(self, generated):
         for inst in generated.values():
-            assert _sgt_accepts(P.format_game_id(inst)), P.format_game_id(inst)
+            assert sgt_generate_accepts(P, P.format_game_id(inst)), P.format_game_id(inst)
 
     @pytest.mark.skipif(SGT is None, reason="sgt-dominosa not installed")
     def test_collection_solver_agrees(self, generated, tmp_path):
         # an independent check of our CP-SAT model: the collection solves our native puzzles to the same grid
         agreed = 0
         for lvl, inst in generated.items():
-            move = _sgt_solution(P.format_game_id(inst), tmp_path / lvl)
+            move = sgt_solution(P, P.format_game_id(inst), tmp_path / lvl)
             if move is None:
                 raise AssertionError(f"sgt-dominosa gave no solution for {lvl}")
             assert P.decode_tatham_solution(inst, move) == P.unique_solution(inst), lvl

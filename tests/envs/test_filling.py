@@ -4,11 +4,9 @@ Instances in tests/data/tatham_dev_instances.jsonl are from Simon Tatham's Porta
 shared/data.
 """
 
-import json
 import random
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -17,10 +15,10 @@ from hypothesis import strategies as st
 from reasonshape.envs import Claim, ClaimLabel, get
 from reasonshape.envs.filling import encode_filling_desc, max_number
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_print_accepts, unit_bites
 
 P = get("filling")
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in (json.loads(x) for x in DATA.read_text().splitlines() if x.strip()) if r["puzzle"] == "filling"]
+ROWS = dev_rows("filling")
 
 # 2x3:a13a3a (w=2, h=3): a = one empty cell, so the rows are (., 1), (3, .), (3, .). The collection's solution
 # s313232 reads row-major: (3,1), (3,2), (3,2) -- a column of three 3s, a lone 1, and a vertical pair of 2s.
@@ -28,33 +26,9 @@ SMALL = "2x3:a13a3a"
 SMALL_SOL = ((3, 1), (3, 2), (3, 2))
 
 
-def _sgt_accepts(game_id: str) -> bool:
-    """The collection's own parser: ``sgt-filling --print 1x1`` reads game IDs from stdin, failing on invalid ones."""
-    proc = subprocess.run([P.sgt_binary(), "--print", "1x1"], input=game_id + "\n", capture_output=True, text=True,
-                          timeout=60, env={"DISPLAY": ""})
-    return proc.returncode == 0
-
-
 @pytest.fixture(scope="module")
 def small():
     return P.parse_game_id(SMALL)
-
-
-def _unit_bites(unit, values, domains):
-    """Whether some assignment differing from ``values`` in one or two variables (domain values) is rejected."""
-    n = len(unit.variables)
-    for i in range(n):
-        for a in domains[unit.variables[i]]:
-            if a == values[i]:
-                continue
-            changed = values[:i] + (a,) + values[i + 1:]
-            if not unit.allowed(changed):
-                return True
-            for j in range(i + 1, n):
-                for b in domains[unit.variables[j]]:
-                    if b != values[j] and not unit.allowed(changed[:j] + (b,) + changed[j + 1:]):
-                        return True
-    return False
 
 
 class TestGameIds:
@@ -87,7 +61,7 @@ class TestGameIds:
             P.parse_game_id(gid)
         assert e.value.position == pos
         if P.sgt_binary() is not None and pos > gid.find(":") >= 0:  # desc errors: the collection agrees
-            assert not _sgt_accepts(gid)
+            assert not sgt_print_accepts(P, gid)
 
 
 class TestSolverAndGenerator:
@@ -109,7 +83,7 @@ class TestSolverAndGenerator:
         res = P.solve(again, 2)
         assert res.unique and P.check(again, res.solutions[0]).ok
         if P.sgt_binary() is not None:  # the collection itself accepts the native game ID
-            assert _sgt_accepts(a.game_id)
+            assert sgt_print_accepts(P, a.game_id)
         # givens are a strict subset of the cells (something to solve)
         assert any(v == 0 for row in a.data for v in row)
 
@@ -240,7 +214,7 @@ class TestClaims:
 
 class TestUnits:
     @pytest.mark.parametrize("row", ROWS[::4], ids=lambda r: r["game_id"][:24])
-    def test_solution_satisfies_units_and_each_unit_bites(self, row):
+    def test_solution_satisfies_units_and_eachunit_bites(self, row):
         inst = P.parse_game_id(row["game_id"])
         sol = P.unique_solution(inst)
         domains = P.variables(inst)
@@ -249,7 +223,7 @@ class TestUnits:
         for unit in units:
             values = tuple(P.solution_value(inst, sol, v) for v in unit.variables)
             assert unit.allowed(values), unit.name
-            assert _unit_bites(unit, values, domains), unit.name
+            assert unit_bites(unit, values, domains), unit.name
 
     def test_units_are_exact_on_a_small_grid(self, small):
         """Every full assignment accepted by all units is a valid solution and vice versa (2x3: 3^6 grids)."""

@@ -4,12 +4,8 @@ Instances come from tests/data/tatham_dev_instances.jsonl (Simon Tatham's Portab
 """
 
 import itertools
-import json
-import os
 import random
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,9 +15,9 @@ from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.keen import PUZZLE as P
 from reasonshape.envs.keen import KeenCage, KeenParams, _build_data, _encode_blocks, _encode_desc, cage_ok
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_generate_accepts, sgt_solution
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "keen"]
+ROWS = dev_rows("keen")
 # Dev instance. Block structure aa_aa_a_ over the 6 vertical then 6 horizontal internal edges (+1 virtual):
 # a: join (1,1)-(1,2), wall; a: join (2,1)-(2,2), wall; _: wall (3,1)|(3,2); a: join (3,2)-(3,3), wall (1,1)/(2,1);
 # a: join (2,1)/(3,1), wall (1,2)/(2,2); _: wall (2,2)/(3,2); a: join (1,3)/(2,3), wall (2,3)/(3,3); _: virtual.
@@ -31,24 +27,6 @@ SMALL_SOL = ((3, 2, 1), (2, 1, 3), (1, 3, 2))
 SMALL_CAGES = (KeenCage(((1, 1), (1, 2)), "s", 1), KeenCage(((1, 3), (2, 3)), "m", 3),
                KeenCage(((2, 1), (2, 2), (3, 1)), "a", 4), KeenCage(((3, 2), (3, 3)), "m", 6))
 SGT = P.sgt_binary()
-
-
-def _sgt_accepts(game_id: str) -> bool:
-    proc = subprocess.run([SGT, "--generate", "1", game_id], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "DISPLAY": ""})
-    return proc.returncode == 0 and "error" not in proc.stderr
-
-
-def _sgt_solution(game_id: str, tmp_path) -> str | None:
-    """The collection's own SOLVE move for ``game_id`` (its save file with solutions), or None if it has none."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    subprocess.run([SGT, "--generate", "1", "--save", str(tmp_path / "s"), "--with-solutions", game_id],
-                   capture_output=True, text=True, timeout=60, env={**os.environ, "DISPLAY": ""})
-    for f in tmp_path.glob("s*"):
-        for line in f.read_text().splitlines():
-            if line.startswith("SOLVE"):
-                return line.split(":", 2)[2]
-    return None
 
 
 def _rows_instance(w: int):
@@ -164,14 +142,14 @@ class TestGenerate:
     @pytest.mark.skipif(SGT is None, reason="sgt-keen not installed")
     def test_collection_accepts_native_descs(self, generated):
         for inst in generated.values():
-            assert _sgt_accepts(P.format_game_id(inst)), P.format_game_id(inst)
+            assert sgt_generate_accepts(P, P.format_game_id(inst)), P.format_game_id(inst)
 
     @pytest.mark.skipif(SGT is None, reason="sgt-keen not installed")
     def test_collection_solver_agrees(self, generated, tmp_path):
         # an independent check of our CP-SAT model: the collection solves our native puzzles to the same grid
         agreed = 0
         for lvl, inst in generated.items():
-            move = _sgt_solution(P.format_game_id(inst), tmp_path / lvl)
+            move = sgt_solution(P, P.format_game_id(inst), tmp_path / lvl)
             if move is None:
                 raise AssertionError(f"sgt-keen gave no solution for {lvl}")
             assert P.decode_tatham_solution(inst, move) == P.unique_solution(inst), lvl

@@ -4,11 +4,8 @@ Instances come from tests/data/tatham_dev_instances.jsonl (Simon Tatham's Portab
 """
 
 import itertools
-import json
 import random
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,9 +15,9 @@ from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.lightup import PUZZLE as P
 from reasonshape.envs.lightup import LightupParams, _encode_desc, _orbit
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_print_accepts
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "lightup"]
+ROWS = dev_rows("lightup")
 SMALL = "3x3b20s0d0:g3a"  # dev instance: 7 white cells, the 3 at (3,2), a white (3,3); S;L0,2;L1,1;L2,2
 SMALL_SOL = ((".", ".", "."), (".", "L", "."), ("L", "3", "L"))  # lights at x,y
 SMALL_TEXT = ". . .\n. L .\nL 3 L"
@@ -30,13 +27,6 @@ EASY = "5x5b20s4d0:fBa3g3a0f"  # dev instance with B, 3, 3 and 0
 @pytest.fixture(scope="module")
 def generated():
     return {lvl: P.generate(lvl, seed=5) for lvl in P.LEVELS}
-
-
-def _sgt_accepts(game_id: str) -> bool:
-    """The collection's own parser: `sgt-lightup --print` reads game IDs from stdin and fails on invalid ones."""
-    proc = subprocess.run([P.sgt_binary(), "--print", "1x1"], input=game_id + "\n", capture_output=True, text=True,
-                          timeout=60, env={"DISPLAY": ""})
-    return proc.returncode == 0
 
 
 class TestParams:
@@ -127,8 +117,8 @@ class TestGeneration:
     @pytest.mark.skipif(P.sgt_binary() is None, reason="sgt-lightup not installed")
     def test_collection_accepts_native_descs(self, generated):
         for inst in generated.values():
-            assert _sgt_accepts(inst.game_id), inst.game_id
-        assert not _sgt_accepts("3x3b20s0d0:g3b")
+            assert sgt_print_accepts(P, inst.game_id), inst.game_id
+        assert not sgt_print_accepts(P, "3x3b20s0d0:g3b")
 
     @pytest.mark.skipif(P.sgt_binary() is None, reason="sgt-lightup not installed")
     def test_sgt_backend(self):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -16,10 +15,10 @@ from hypothesis import strategies as st
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer, get
 from reasonshape.envs.loopy import LoopyParams, _edge_order
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows
 
 P = get("loopy")
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "loopy"]
+ROWS = dev_rows("loopy")
 # 3x3t0de:a0b3d: a = 1 blank, 0, b = 2 blanks, 3, d = 4 blanks -> rows ". 0 .", ". 3 .", ". . ."
 SMALL = "3x3t0de:a0b3d"
 SMALL_DRAWING = "+.+.+.+\n. . . .\n+-+.+-+\n| | | |\n+.+-+.+\n| . . |\n+-+-+-+"

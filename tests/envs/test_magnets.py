@@ -4,11 +4,7 @@ Instances come from tests/data/tatham_dev_instances.jsonl (Simon Tatham's Portab
 """
 
 import itertools
-import json
-import os
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,9 +14,9 @@ from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.magnets import PUZZLE as P
 from reasonshape.envs.magnets import MagnetsParams, _encode_desc
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_generate_accepts, sgt_solution
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "magnets"]
+ROWS = dev_rows("magnets")
 # Dev instance. Layout *LR / TLR / BLR: (1,1) blank, dominoes (1,2)-(1,3), (2,1)-(3,1), (2,2)-(2,3), (3,2)-(3,3).
 # Counts: column 3 has 2 '+' and 1 '-', row 2 has 2 '-'. SOLVE S;-0,1;+0,2;-1,0;+1,1;-1,2;+2,0;-2,1;+2,2 with
 # (x, y) = (column, row) 0-based: (2,1) -, (3,1) +, (1,2) -, (2,2) +, (3,2) -, (1,3) +, (2,3) -, (3,3) +.
@@ -30,24 +26,6 @@ SMALL_SOL = ((".", "-", "+"), ("-", "+", "-"), ("+", "-", "+"))
 AMBIGUOUS = "3x3de:..2,...,..1,...,*LRTLRBLR"
 AMBIGUOUS_SOLS = {SMALL_SOL, ((".", "-", "+"), (".", "+", "-"), (".", "-", "+"))}
 SGT = P.sgt_binary()
-
-
-def _sgt_accepts(game_id: str) -> bool:
-    proc = subprocess.run([SGT, "--generate", "1", game_id], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "DISPLAY": ""})
-    return proc.returncode == 0 and "error" not in proc.stderr
-
-
-def _sgt_solution(game_id: str, tmp_path) -> str | None:
-    """The collection's own SOLVE move for ``game_id`` (its save file with solutions), or None if it has none."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    subprocess.run([SGT, "--generate", "1", "--save", str(tmp_path / "s"), "--with-solutions", game_id],
-                   capture_output=True, text=True, timeout=60, env={**os.environ, "DISPLAY": ""})
-    for f in tmp_path.glob("s*"):
-        for line in f.read_text().splitlines():
-            if line.startswith("SOLVE"):
-                return line.split(":", 2)[2]
-    return None
 
 
 def _swap(sol, r, c, v):
@@ -145,14 +123,14 @@ class TestGenerate:
     @pytest.mark.skipif(SGT is None, reason="sgt-magnets not installed")
     def test_collection_accepts_native_descs(self, generated):
         for inst in generated.values():
-            assert _sgt_accepts(P.format_game_id(inst)), P.format_game_id(inst)
+            assert sgt_generate_accepts(P, P.format_game_id(inst)), P.format_game_id(inst)
 
     @pytest.mark.skipif(SGT is None, reason="sgt-magnets not installed")
     def test_collection_solver_agrees(self, generated, tmp_path):
         # an independent check of our CP-SAT model: the collection solves our native puzzles to the same grid
         agreed = 0
         for lvl, inst in generated.items():
-            move = _sgt_solution(P.format_game_id(inst), tmp_path / lvl)
+            move = sgt_solution(P, P.format_game_id(inst), tmp_path / lvl)
             if move is None:  # its deductive solver may stop short of a Tricky grid CP-SAT proves unique
                 continue
             assert P.decode_tatham_solution(inst, move) == P.unique_solution(inst), lvl

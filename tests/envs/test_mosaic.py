@@ -5,11 +5,9 @@ shared/data). Hand-derived values show their arithmetic in comments.
 """
 
 import itertools
-import json
 import pickle
 import re
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,9 +17,9 @@ from reasonshape import envs
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.mosaic import PUZZLE, MosaicParams, _propagate
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "mosaic"]
+ROWS = dev_rows("mosaic")
 P = PUZZLE
 FLIP = {"#": ".", ".": "#"}
 

@@ -4,11 +4,9 @@ Instances in tests/data/tatham_dev_instances.jsonl are from Simon Tatham's Porta
 shared/data.
 """
 
-import json
 import random
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -17,10 +15,10 @@ from hypothesis import strategies as st
 from reasonshape.envs import Claim, ClaimLabel, get
 from reasonshape.envs.net import encode_net_desc, mask_token, rotations
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_print_accepts, unit_bites
 
 P = get("net")
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in (json.loads(x) for x in DATA.read_text().splitlines() if x.strip()) if r["puzzle"] == "net"]
+ROWS = dev_rows("net")
 
 # 2x2:4836: hex tiles with bits 1 right, 2 up, 4 left, 8 down: (1,1) = 4 = L, (1,2) = 8 = D, (2,1) = 3 = U+R,
 # (2,2) = 6 = U+L. The SOLVE move S;A0,0;L... turns (1,1) anticlockwise once: L -> D. Result:
@@ -30,32 +28,9 @@ SMALL = "2x2:4836"
 SMALL_SOL = ((8, 8), (3, 6))
 
 
-def _sgt_accepts(game_id: str) -> bool:
-    """The collection's own parser: ``sgt-net --print 1x1`` reads game IDs from stdin, failing on invalid ones."""
-    proc = subprocess.run([P.sgt_binary(), "--print", "1x1"], input=game_id + "\n", capture_output=True, text=True,
-                          timeout=60, env={"DISPLAY": ""})
-    return proc.returncode == 0
-
-
 @pytest.fixture(scope="module")
 def small():
     return P.parse_game_id(SMALL)
-
-
-def _unit_bites(unit, values, domains):
-    n = len(unit.variables)
-    for i in range(n):
-        for a in domains[unit.variables[i]]:
-            if a == values[i]:
-                continue
-            changed = values[:i] + (a,) + values[i + 1:]
-            if not unit.allowed(changed):
-                return True
-            for j in range(i + 1, n):
-                for b in domains[unit.variables[j]]:
-                    if b != values[j] and not unit.allowed(changed[:j] + (b,) + changed[j + 1:]):
-                        return True
-    return False
 
 
 class TestGameIds:
@@ -101,7 +76,7 @@ class TestGameIds:
             P.parse_game_id(gid)
         assert e.value.position == pos
         if P.sgt_binary() is not None and pos > gid.find(":") >= 0:  # desc errors: the collection agrees
-            assert not _sgt_accepts(gid)
+            assert not sgt_print_accepts(P, gid)
 
 
 class TestSolverAndGenerator:
@@ -125,7 +100,7 @@ class TestSolverAndGenerator:
         res = P.solve(again, 2)
         assert res.unique and P.check(again, res.solutions[0]).ok
         if P.sgt_binary() is not None:  # the collection itself accepts the native game ID
-            assert _sgt_accepts(a.game_id)
+            assert sgt_print_accepts(P, a.game_id)
         assert res.solutions[0] != a.data.tiles  # scrambled: something to do
 
     @pytest.mark.parametrize("params", ["4x4w", "4x4b0.5"])
@@ -265,14 +240,14 @@ class TestClaims:
 
 class TestUnits:
     @pytest.mark.parametrize("row", ROWS[::2], ids=lambda r: r["game_id"][:30])
-    def test_solution_satisfies_units_and_each_unit_bites(self, row):
+    def test_solution_satisfies_units_and_eachunit_bites(self, row):
         inst = P.parse_game_id(row["game_id"])
         sol = P.unique_solution(inst)
         domains = P.variables(inst)
         for unit in P.units(inst):
             values = tuple(P.solution_value(inst, sol, v) for v in unit.variables)
             assert unit.allowed(values), unit.name
-            assert _unit_bites(unit, values, domains), unit.name
+            assert unit_bites(unit, values, domains), unit.name
 
     def test_unit_names_and_premises(self, small):
         names = {u.name: u for u in P.units(small)}

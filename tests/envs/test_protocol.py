@@ -4,18 +4,16 @@ Per-puzzle behaviour (generation, corruption, prose answers...) is tested in tes
 checks what must hold uniformly, so a puzzle that drifts from the protocol fails here.
 """
 
-import json
 import pickle
-from pathlib import Path
 
 import pytest
 
 from reasonshape import envs
 from reasonshape.envs import ClaimLabel, Instance, ParsedAnswer
 from reasonshape.errors import UnknownPuzzleError
+from tests.envs._tatham import dev_rows
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+ROWS = dev_rows()
 IMPLEMENTED = envs.list_puzzles()
 DEV = [r for r in ROWS if r["puzzle"] in IMPLEMENTED]
 

@@ -4,10 +4,8 @@ Instances in tests/data/tatham_dev_instances.jsonl are from Simon Tatham's Porta
 shared/data.
 """
 
-import json
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,10 +14,10 @@ from hypothesis import strategies as st
 from reasonshape.envs import Claim, ClaimLabel, get
 from reasonshape.envs.range import encode_range_desc
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_print_accepts, unit_bites
 
 P = get("range")
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in (json.loads(x) for x in DATA.read_text().splitlines() if x.strip()) if r["puzzle"] == "range"]
+ROWS = dev_rows("range")
 
 # 3x3:a3_4c4_2a decodes (a = one empty cell, '_' separates numbers) to
 #   . 3 4
@@ -31,13 +29,6 @@ ROWS = [r for r in (json.loads(x) for x in DATA.read_text().splitlines() if x.st
 #   4 2 #
 SMALL = "3x3:a3_4c4_2a"
 SMALL_SOL = (("W", "W", "W"), ("W", "B", "W"), ("W", "W", "B"))
-
-
-def _sgt_accepts(game_id: str) -> bool:
-    """The collection's own parser: ``sgt-range --print 1x1`` reads game IDs from stdin, failing on invalid ones."""
-    proc = subprocess.run([P.sgt_binary(), "--print", "1x1"], input=game_id + "\n", capture_output=True, text=True,
-                          timeout=60, env={"DISPLAY": ""})
-    return proc.returncode == 0
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +68,7 @@ class TestGameIds:
             P.parse_game_id(gid)
         assert e.value.position == pos
         if P.sgt_binary() is not None and pos > gid.find(":") >= 0:  # desc errors: the collection agrees
-            assert not _sgt_accepts(gid)
+            assert not sgt_print_accepts(P, gid)
 
 
 class TestSolverAndGenerator:
@@ -97,7 +88,7 @@ class TestSolverAndGenerator:
         res = P.solve(again, 2)
         assert res.unique and P.check(again, res.solutions[0]).ok
         if P.sgt_binary() is not None:  # the collection itself accepts the native game ID
-            assert _sgt_accepts(a.game_id)
+            assert sgt_print_accepts(P, a.game_id)
 
     def test_generation_differs_across_seeds(self):
         assert P.generate("easy", seed=0).game_id != P.generate("easy", seed=1).game_id
@@ -229,26 +220,9 @@ class TestClaims:
             assert found == claim and text[start:end] == P.claim_text(claim)
 
 
-def _unit_bites(unit, values, domains):
-    """Whether some assignment differing from ``values`` in one or two variables (domain values) is rejected."""
-    n = len(unit.variables)
-    for i in range(n):
-        for a in domains[unit.variables[i]]:
-            if a == values[i]:
-                continue
-            changed = values[:i] + (a,) + values[i + 1:]
-            if not unit.allowed(changed):
-                return True
-            for j in range(i + 1, n):
-                for b in domains[unit.variables[j]]:
-                    if b != values[j] and not unit.allowed(changed[:j] + (b,) + changed[j + 1:]):
-                        return True
-    return False
-
-
 class TestUnits:
     @pytest.mark.parametrize("row", ROWS[::3], ids=lambda r: r["game_id"][:24])
-    def test_solution_satisfies_units_and_each_unit_bites(self, row):
+    def test_solution_satisfies_units_and_eachunit_bites(self, row):
         inst = P.parse_game_id(row["game_id"])
         sol = P.unique_solution(inst)
         domains = P.variables(inst)
@@ -257,7 +231,7 @@ class TestUnits:
         for unit in units:
             values = tuple(P.solution_value(inst, sol, v) for v in unit.variables)
             assert unit.allowed(values), unit.name
-            assert _unit_bites(unit, values, domains), unit.name
+            assert unit_bites(unit, values, domains), unit.name
         assert domains[(1, 1)] in (("B", "W"), ("W",))
 
     def test_unit_names_and_premises(self, small):

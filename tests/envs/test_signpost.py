@@ -3,7 +3,6 @@ shared/data)."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import time
@@ -16,10 +15,10 @@ from hypothesis import strategies as st
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer, get
 from reasonshape.envs.signpost import SignpostData, SignpostParams
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows
 
 P = get("signpost")
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "signpost"]
+ROWS = dev_rows("signpost")
 # 2x3 = 2 columns, 3 rows. "1d" = 1 with arrow d (SE), "f" (SW), "e" (S), "a" (N), "c" (E), "6a" = the end cell.
 SMALL = "2x3:1dfeac6a"
 SMALL_SOL = ((1, 3), (4, 2), (5, 6))  # from its tatham_solve "S1d3f4e2a5c6a"; 1 SE-> 2 N-> 3 SW-> 4 S-> 5 E-> 6

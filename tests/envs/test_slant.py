@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import time
@@ -15,10 +14,10 @@ from hypothesis import strategies as st
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer, get
 from reasonshape.envs.slant import BACK, FWD, SlantParams
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows
 
 P = get("slant")
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "slant"]
+ROWS = dev_rows("slant")
 # 2x2de:a0e0a -> points: row 1 ". 0 .", row 2 ". . .", row 3 ". 0 ." (hand-decoded: a=1 blank, e=5 blanks)
 SMALL = "2x2de:a0e0a"
 SMALL_SOL = ((BACK, FWD), (FWD, BACK))  # from its tatham_solve "S;\0,0;/1,0;/0,1;\1,1"

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import collections
 import itertools
-import json
 import pickle
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,9 +15,9 @@ from reasonshape.envs import get
 from reasonshape.envs.base import LEVEL_NAMES, Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.solo import PUZZLE, SoloParams, encode_grid
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "solo"]
+ROWS = dev_rows("solo")
 # 9x9 dev instance (3x3db) used in several tests.
 NORMAL = next(r for r in ROWS if r["level"] == "normal")
 # 4x4 grid whose first column is 1,2,3,4 (top to bottom), nothing else given: 288 4x4 sudokus / 4! relabellings

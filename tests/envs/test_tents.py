@@ -4,11 +4,8 @@ Instances come from tests/data/tatham_dev_instances.jsonl (Simon Tatham's Portab
 """
 
 import itertools
-import json
 import random
-import subprocess
 import time
-from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -19,9 +16,9 @@ from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.tents import PUZZLE as P
 from reasonshape.envs.tents import TentsParams, _encode_desc, _max_matching
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_print_accepts
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "tents"]
+ROWS = dev_rows("tents")
 SMALL = "4x4de:ebea,0,2,0,1,1,0,1,1"  # dev instance, solution S;T1,0;T1,2;T3,3
 # 'e' = 5 blanks then a tree at 5 = (2,2); 'b' = 2 blanks, tree at 8 = (3,1); 'e' 5 blanks, tree at 14 = (4,3);
 # 'a' = 1 blank then the end marker at 16.
@@ -37,13 +34,6 @@ SMALL_TEXT = ". T . .\n. Y . .\nY T . .\n. . Y T"
 @pytest.fixture(scope="module")
 def generated():
     return {lvl: P.generate(lvl, seed=11) for lvl in P.LEVELS}
-
-
-def _sgt_accepts(game_id: str) -> bool:
-    """The collection's own parser: `sgt-tents --print` reads game IDs from stdin and fails on invalid ones."""
-    proc = subprocess.run([P.sgt_binary(), "--print", "1x1"], input=game_id + "\n", capture_output=True, text=True,
-                          timeout=60, env={"DISPLAY": ""})
-    return proc.returncode == 0
 
 
 class TestParams:
@@ -122,8 +112,8 @@ class TestGeneration:
     @pytest.mark.skipif(P.sgt_binary() is None, reason="sgt-tents not installed")
     def test_collection_accepts_native_descs(self, generated):
         for inst in generated.values():
-            assert _sgt_accepts(inst.game_id), inst.game_id
-        assert not _sgt_accepts("4x4de:ebea,0,2,0,1,1,0,1")
+            assert sgt_print_accepts(P, inst.game_id), inst.game_id
+        assert not sgt_print_accepts(P, "4x4de:ebea,0,2,0,1,1,0,1")
 
     @pytest.mark.skipif(P.sgt_binary() is None, reason="sgt-tents not installed")
     def test_sgt_backend(self):

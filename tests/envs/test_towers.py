@@ -4,10 +4,8 @@ Instances come from tests/data/tatham_dev_instances.jsonl (Simon Tatham's Portab
 """
 
 import itertools
-import json
 import random
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -17,9 +15,9 @@ from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.towers import PUZZLE as P
 from reasonshape.envs.towers import TowersParams, _encode_desc, visible_count
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "towers"]
+ROWS = dev_rows("towers")
 SMALL = "3de:2/3/1/2/1/2/2/1/2/1/3/2"  # dev instance, solution S213321132
 SMALL_SOL = ((2, 1, 3), (3, 2, 1), (1, 3, 2))
 WITH_GIVENS = "5dh:2/2/4////3/1///4/////////2,o1i"  # dev instance: one given 1 at cell 16 = (4,2)

@@ -3,7 +3,6 @@ shared/data)."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import time
@@ -16,10 +15,10 @@ from hypothesis import strategies as st
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer, get
 from reasonshape.envs.tracks import EMPTY, PIECES, TracksData, TracksParams
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows
 
 P = get("tracks")
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "tracks"]
+ROWS = dev_rows("tracks")
 # h = 8 empty cells, 5 = R|L at cell 8 (row 3, col 1), c = 3 empty, 9 = R|D at cell 12 (row 4, col 1), c = 3 empty;
 # columns 4 4 4 2 (S: the exit is below column 1), rows 3 3 4 4 (S: the entrance is left of row 3).
 SMALL = "4x4de:h5c9c,S4,4,4,2,3,3,S4,4"

@@ -4,11 +4,7 @@ Instances come from tests/data/tatham_dev_instances.jsonl (Simon Tatham's Portab
 """
 
 import itertools
-import json
-import os
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,9 +14,9 @@ from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.undead import PUZZLE as P
 from reasonshape.envs.undead import UndeadParams, _encode_desc
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_generate_accepts, sgt_solution
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "undead"]
+ROWS = dev_rows("undead")
 # Dev instance: 2 ghosts, 0 vampires, 3 zombies; grid L R b R R c = row 1: \ / .; row 2: . / /; row 3: . . .
 # Monster cells in row-major order: 0 (1,3), 1 (2,1), 2 (3,1), 3 (3,2), 4 (3,3); SOLVE S;Z0;Z1;G2;Z3;G4.
 # Counts clockwise from the top-left: top 0,0,2; right 2,1,1; bottom (right to left) 0,2,1; left (bottom up) 1,2,2.
@@ -29,24 +25,6 @@ SMALL_SOL = (("\\", "/", "Z"), ("Z", "/", "/"), ("G", "Z", "G"))
 # No mirrors: vampires and zombies both count 1 on every line, so the one vampire can sit in any of the 9 cells.
 AMBIGUOUS = "3x3dn:0,1,8,i,3,3,3,3,3,3,3,3,3,3,3,3"
 SGT = P.sgt_binary()
-
-
-def _sgt_accepts(game_id: str) -> bool:
-    proc = subprocess.run([SGT, "--generate", "1", game_id], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "DISPLAY": ""})
-    return proc.returncode == 0 and "error" not in proc.stderr
-
-
-def _sgt_solution(game_id: str, tmp_path) -> str | None:
-    """The collection's own SOLVE move for ``game_id`` (its save file with solutions), or None if it has none."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    subprocess.run([SGT, "--generate", "1", "--save", str(tmp_path / "s"), "--with-solutions", game_id],
-                   capture_output=True, text=True, timeout=60, env={**os.environ, "DISPLAY": ""})
-    for f in tmp_path.glob("s*"):
-        for line in f.read_text().splitlines():
-            if line.startswith("SOLVE"):
-                return line.split(":", 2)[2]
-    return None
 
 
 def _swap(sol, r, c, v):
@@ -139,14 +117,14 @@ class TestGenerate:
     @pytest.mark.skipif(SGT is None, reason="sgt-undead not installed")
     def test_collection_accepts_native_descs(self, generated):
         for inst in generated.values():
-            assert _sgt_accepts(P.format_game_id(inst)), P.format_game_id(inst)
+            assert sgt_generate_accepts(P, P.format_game_id(inst)), P.format_game_id(inst)
 
     @pytest.mark.skipif(SGT is None, reason="sgt-undead not installed")
     def test_collection_solver_agrees(self, generated, tmp_path):
         # an independent check of our CP-SAT model: the collection solves our native puzzles to the same grid
         agreed = 0
         for lvl, inst in generated.items():
-            move = _sgt_solution(P.format_game_id(inst), tmp_path / lvl)
+            move = sgt_solution(P, P.format_game_id(inst), tmp_path / lvl)
             if move is None:
                 raise AssertionError(f"sgt-undead gave no solution for {lvl}")
             assert P.decode_tatham_solution(inst, move) == P.unique_solution(inst), lvl

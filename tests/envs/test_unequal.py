@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import itertools
-import json
 import pickle
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,9 +14,9 @@ from reasonshape.envs import get
 from reasonshape.envs.base import LEVEL_NAMES, Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.unequal import PUZZLE, D, L, R, U, UnequalParams, encode_desc
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "unequal"]
+ROWS = dev_rows("unequal")
 HARD = next(r for r in ROWS if r["level"] == "hard")
 # Made by `sgt-unequal --generate 1 5ade` (Debian sgt-puzzles 20230122): an Adjacent-mode game.
 ADJ = ("5ade:0D,0,1,0RD,0DL,0U,0RD,0L,0UD,0U,0RD,0UL,0RD,0UL,0,0UD,0RD,0UL,0D,0D,0U,1U,0R,0UL,0U,")

@@ -5,12 +5,8 @@ shared/data). Hand-derived values show their arithmetic in comments.
 """
 
 import itertools
-import json
-import os
 import pickle
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,22 +16,14 @@ from reasonshape import envs
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.unruly import _DIFFS, PUZZLE, UnrulyParams, _deduce, _deduce_partial
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from tests.envs._tatham import dev_rows, sgt_print_errors
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "tatham_dev_instances.jsonl"
-ROWS = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["puzzle"] == "unruly"]
+ROWS = dev_rows("unruly")
 P = PUZZLE
 
 
 def _id(r):
     return f"{r['level']}-{r['tatham_seed'][:6]}"
-
-
-def _sgt_rejects(game_id: str) -> str:
-    """The collection's own parser: ``sgt-<name> --print`` reads a game ID on stdin and reports "error parsing" on
-    an invalid one (empty string: accepted)."""
-    proc = subprocess.run([P.sgt_binary(), "--print", "1x1"], input=game_id + "\n", capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "DISPLAY": ""})
-    return "\n".join(line for line in proc.stderr.splitlines() if "error parsing" in line)
 
 
 @pytest.fixture(scope="module")
@@ -221,10 +209,10 @@ class TestGenerate:
     def test_native_descs_are_accepted_by_the_collection(self):
         if P.sgt_binary() is None:
             pytest.skip("sgt-unruly is not installed")
-        assert 'Description too long' in _sgt_rejects("6x6dt:zlzz")  # the oracle does reject a bad desc
+        assert 'Description too long' in sgt_print_errors(P, "6x6dt:zlzz")  # the oracle does reject a bad desc
         for level in envs.LEVEL_NAMES:
             game_id = P.generate(level, seed=9).game_id
-            assert _sgt_rejects(game_id) == "", game_id
+            assert sgt_print_errors(P, game_id) == "", game_id
 
     def test_sgt_backend(self):
         if P.sgt_binary() is None:
