@@ -204,7 +204,7 @@ class BridgesPuzzle(Puzzle):
                 i += 1
                 continue
             j = i + 1
-            while j < len(text) and text[j].isdigit():
+            while j < len(text) and "0" <= text[j] <= "9":
                 j += 1
             if j == i + 1:
                 raise GameIdError(text, i + 1, f"a number after {ch!r}")

@@ -180,7 +180,7 @@ class Dominosa(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '3db'")
         i = 0
-        while i < len(text) and text[i].isdigit():
+        while i < len(text) and "0" <= text[i] <= "9":
             i += 1
         if i == 0:
             raise GameIdError(text, 0, "the largest domino number n (digits)")
@@ -223,7 +223,7 @@ class Dominosa(Puzzle):
                 start = i
                 i += 1
                 j = i
-                while j < len(desc) and desc[j].isdigit():
+                while j < len(desc) and "0" <= desc[j] <= "9":
                     j += 1
                 k = int(desc[i:j]) if j > i else 0  # the collection's atoi reads an empty number as 0
                 if j >= len(desc) or desc[j] != "]":

@@ -295,7 +295,7 @@ class FillingPuzzle(Puzzle):
         """``s`` followed by ``w*h`` digits, row-major."""
         p = instance.params
         digits = move[1:] if move[:1] in ("s", "S") else move
-        if len(digits) < p.w * p.h or not digits[:p.w * p.h].isdigit():
+        if len(digits) < p.w * p.h or not (digits[:p.w * p.h].isascii() and digits[:p.w * p.h].isdigit()):
             raise ValueError(f"filling: SOLVE move must be 's' and {p.w * p.h} digits, got {move[:40]!r}")
         return tuple(tuple(int(d) for d in digits[r * p.w:(r + 1) * p.w]) for r in range(p.h))
 

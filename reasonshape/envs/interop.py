@@ -169,7 +169,7 @@ def _futoshiki(task: str, question: str) -> Instance:
                 if not cells:
                     raise ReasoningGymParseError(task, question, pos + mt.start(), "a cell before a sign")
                 signs.append((len(cells) - 1, tok))
-            elif tok in _BLANKS or (tok.isdigit() and 1 <= int(tok) <= n):
+            elif tok in _BLANKS or (tok.isascii() and tok.isdigit() and 1 <= int(tok) <= n):
                 cells.append((mt.start(), tok))
             else:
                 raise ReasoningGymParseError(task, question, pos + mt.start(),

@@ -177,9 +177,9 @@ def _parse_blocks(desc: str, w: int) -> tuple[list[int], int]:
             c = 0 if desc[i] == "_" else ord(desc[i]) - ord("a") + 1
             letter = i
             i += 1
-            if i < len(desc) and desc[i].isdigit():
+            if i < len(desc) and "0" <= desc[i] <= "9":
                 j = i
-                while j < len(desc) and desc[j].isdigit():
+                while j < len(desc) and "0" <= desc[j] <= "9":
                     j += 1
                 repc, repn = c, int(desc[i:j]) - 1
                 i = j
@@ -385,7 +385,7 @@ class Keen(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '5dn'")
         i = 0
-        while i < len(text) and text[i].isdigit():
+        while i < len(text) and "0" <= text[i] <= "9":
             i += 1
         if i == 0:
             raise GameIdError(text, 0, "the grid size w (digits)")
@@ -433,7 +433,7 @@ class Keen(Puzzle):
             if op in "sd" and len(members[k]) != 2:
                 raise GameIdError(desc, i, "a cage of 2 cells for a subtraction or division clue")
             j = i + 1
-            while j < len(desc) and desc[j].isdigit():
+            while j < len(desc) and "0" <= desc[j] <= "9":
                 j += 1
             target = int(desc[i + 1:j]) if j > i + 1 else 0  # the collection's atol reads no digits as 0
             groups.append(members[k])
@@ -599,7 +599,7 @@ class Keen(Puzzle):
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[int, ...], ...]:
         """``S`` + ``w*w`` digits row-major -> the grid. Raises ``ValueError`` if malformed."""
         w = instance.params.w
-        if not (move.startswith("S") and len(move) == w * w + 1 and move[1:].isdigit()):
+        if not (move.startswith("S") and len(move) == w * w + 1 and move[1:].isascii() and move[1:].isdigit()):
             raise ValueError(f"keen SOLVE move must be 'S' and {w * w} digits, got {move[:40]!r}")
         d = [int(ch) for ch in move[1:]]
         return tuple(tuple(d[r * w:(r + 1) * w]) for r in range(w))

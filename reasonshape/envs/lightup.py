@@ -259,7 +259,7 @@ class Lightup(Puzzle):
 
         def number(i: int, what: str) -> tuple[int, int]:
             j = i
-            while j < n and text[j].isdigit():
+            while j < n and "0" <= text[j] <= "9":
                 j += 1
             if j == i:
                 raise GameIdError(text, i, what)

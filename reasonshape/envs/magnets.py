@@ -216,14 +216,14 @@ class Magnets(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '6x5dt'")
         i = 0
-        while i < len(text) and text[i].isdigit():
+        while i < len(text) and "0" <= text[i] <= "9":
             i += 1
         if i == 0:
             raise GameIdError(text, 0, "the grid width (digits)")
         w = h = int(text[:i])
         if i < len(text) and text[i] == "x":
             j = i + 1
-            while j < len(text) and text[j].isdigit():
+            while j < len(text) and "0" <= text[j] <= "9":
                 j += 1
             if j == i + 1:
                 raise GameIdError(text, j, "the grid height (digits) after 'x'")

@@ -229,7 +229,7 @@ class NetPuzzle(Puzzle):
                 i += 1
             elif ch == "b":
                 j = i + 1
-                while j < len(text) and (text[j].isdigit() or text[j] == "."):
+                while j < len(text) and ("0" <= text[j] <= "9" or text[j] == "."):
                     j += 1
                 try:
                     barrier = float(text[i + 1:j])

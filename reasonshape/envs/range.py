@@ -85,7 +85,7 @@ def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
         No leading digits, no digits after ``x``, or a side outside ``1..max_side`` (with the position).
     """
     i, n = 0, len(text)
-    while i < n and text[i].isdigit():
+    while i < n and "0" <= text[i] <= "9":
         i += 1
     if i == 0:
         raise GameIdError(text, 0, "a width (decimal digits)")
@@ -93,7 +93,7 @@ def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
     h = w
     if i < n and text[i] == "x":
         j = i + 1
-        while j < n and text[j].isdigit():
+        while j < n and "0" <= text[j] <= "9":
             j += 1
         if j == i + 1:
             raise GameIdError(text, i + 1, "a height (decimal digits) after 'x'")
@@ -244,7 +244,7 @@ class RangePuzzle(Puzzle):
                 i += 1
             elif "1" <= ch <= "9":
                 j = i
-                while j < L and desc[j].isdigit():
+                while j < L and "0" <= desc[j] <= "9":
                     j += 1
                 val = int(desc[i:j])
                 if val > vmax:

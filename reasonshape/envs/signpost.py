@@ -111,7 +111,7 @@ class SignpostData:
 
 def _read_int(text: str, i: int, what: str) -> tuple[int, int]:
     j = i
-    while j < len(text) and text[j].isdigit():
+    while j < len(text) and "0" <= text[j] <= "9":
         j += 1
     if j == i:
         raise GameIdError(text, i, what)
@@ -196,7 +196,7 @@ class Signpost(Puzzle):
             if len(arrows) >= n:
                 raise GameIdError(desc, i, f"end of desc after {n} cells")
             num = None
-            if desc[i].isdigit():
+            if "0" <= desc[i] <= "9":
                 start = i
                 num, i = _read_int(desc, i, "a number")
                 if not 1 <= num <= n:

@@ -99,7 +99,7 @@ class SlantParams:
 
 def _read_int(text: str, i: int, what: str) -> tuple[int, int]:
     j = i
-    while j < len(text) and text[j].isdigit():
+    while j < len(text) and "0" <= text[j] <= "9":
         j += 1
     if j == i:
         raise GameIdError(text, i, what)

@@ -173,14 +173,14 @@ class Tents(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
         i, n = 0, len(text)
-        while i < n and text[i].isdigit():
+        while i < n and "0" <= text[i] <= "9":
             i += 1
         if i == 0:
             raise GameIdError(text, 0, "the grid width (a number >= 4)")
         w = h = int(text[:i])
         if i < n and text[i] == "x":
             j = i + 1
-            while j < n and text[j].isdigit():
+            while j < n and "0" <= text[j] <= "9":
                 j += 1
             if j == i + 1:
                 raise GameIdError(text, i + 1, "the grid height after 'x'")
@@ -250,7 +250,7 @@ class Tents(Puzzle):
                 raise GameIdError(desc, p, "',' before the next count" if k else
                                   f"',' after the tree data (it already covers the {w}x{h} grid)")
             q = p + 1
-            while q < n and desc[q].isdigit():
+            while q < n and "0" <= desc[q] <= "9":
                 q += 1
             counts.append(int(desc[p + 1:q]) if q > p + 1 else 0)
             p = q

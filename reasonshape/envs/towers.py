@@ -298,7 +298,7 @@ class Towers(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '4de'")
         i = 0
-        while i < len(text) and text[i].isdigit():
+        while i < len(text) and "0" <= text[i] <= "9":
             i += 1
         if i == 0:
             raise GameIdError(text, 0, "the grid size (a number 3..9)")
@@ -342,7 +342,7 @@ class Towers(Puzzle):
                     raise GameIdError(desc, p, "'/' between clues")
                 p += 1
             q = p
-            while q < n and desc[q].isdigit():
+            while q < n and "0" <= desc[q] <= "9":
                 q += 1
             if q > p:
                 v = int(desc[p:q])
@@ -369,7 +369,7 @@ class Towers(Puzzle):
                     p += 1
                 elif "1" <= ch <= "9":
                     q = p
-                    while q < n and desc[q].isdigit():
+                    while q < n and "0" <= desc[q] <= "9":
                         q += 1
                     v = int(desc[p:q])
                     if not 1 <= v <= w:

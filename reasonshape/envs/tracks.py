@@ -145,7 +145,7 @@ class TracksData:
 
 def _read_int(text: str, i: int, what: str) -> tuple[int, int]:
     j = i
-    while j < len(text) and text[j].isdigit():
+    while j < len(text) and "0" <= text[j] <= "9":
         j += 1
     if j == i:
         raise GameIdError(text, i, what)

@@ -247,14 +247,14 @@ class Undead(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '4x4dt'")
         i = 0
-        while i < len(text) and text[i].isdigit():
+        while i < len(text) and "0" <= text[i] <= "9":
             i += 1
         if i == 0:
             raise GameIdError(text, 0, "the grid width (digits)")
         w = h = int(text[:i])
         if i < len(text) and text[i] == "x":
             j = i + 1
-            while j < len(text) and text[j].isdigit():
+            while j < len(text) and "0" <= text[j] <= "9":
                 j += 1
             if j == i + 1:
                 raise GameIdError(text, j, "the grid height (digits) after 'x'")
@@ -286,7 +286,7 @@ class Undead(Puzzle):
             if i >= len(desc):
                 raise GameIdError(desc, i, f"the number of {what}")
             j = i
-            while j < len(desc) and desc[j].isdigit():
+            while j < len(desc) and "0" <= desc[j] <= "9":
                 j += 1
             if j >= len(desc) or desc[j] != ",":
                 raise GameIdError(desc, j, f"digits and ',' for the number of {what}")
@@ -319,7 +319,7 @@ class Undead(Puzzle):
             if desc[i] != ",":
                 raise GameIdError(desc, i, "',' before a sighting count")
             j = i + 1
-            while j < len(desc) and desc[j].isdigit():
+            while j < len(desc) and "0" <= desc[j] <= "9":
                 j += 1
             clues.append(int(desc[i + 1:j]) if j > i + 1 else 0)
             i = j

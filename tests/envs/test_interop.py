@@ -110,6 +110,7 @@ class TestFromReasoningGym:
         ("futoshiki", FUTO_Q.replace("            ∧", "            x"), "x\n"),
         ("futoshiki", FUTO_Q.replace("    ∨        ", "      ∨      "), "∨"),
         ("futoshiki", FUTO_Q.replace("_   _ > _   3", "_   _ > _   7"), "7"),
+        ("futoshiki", FUTO_Q.replace("_   _ > _   3", "_   _ > _   \u00b2"), "\u00b2"),  # isdigit() but not int()
     ])
     def test_unreadable(self, task, question, where):
         with pytest.raises(ReasoningGymParseError) as e:

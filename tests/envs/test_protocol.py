@@ -10,7 +10,7 @@ import pytest
 
 from reasonshape import envs
 from reasonshape.envs import ClaimLabel, Instance, ParsedAnswer
-from reasonshape.errors import UnknownPuzzleError
+from reasonshape.errors import AnswerParseError, GameIdError, UnknownPuzzleError
 from tests.envs._tatham import dev_rows
 
 ROWS = dev_rows()
@@ -80,3 +80,45 @@ def test_dev_instance_conforms(row):
         assert set(unit.variables) <= set(domains), unit.name
         values = tuple(p.solution_value(inst, sol, v) for v in unit.variables)
         assert unit.allowed(values), f"solution violates unit {unit.name}"
+
+
+# Characters for which str.isdigit() is True but int() fails (superscripts, circled digits), or that int() reads as
+# a digit of another script (Arabic-Indic three): a parser that tests isdigit() and then calls int() must not crash.
+ODD_DIGITS = ("\u00b2", "\u2460", "\u0663", "\u00b9\u00b2")
+ODD_CLAIMS = ("(1,\u00b2) is 3", "(\u00b2,1) is 3", "row \u00b2 needs 2 tents", "row 1 has \u00b2 tents",
+              "cell (1,1) = \u00b2", "(1,1) and (1,2) are joined by \u00b2 bridges", "the clue \u00b2 above column 1",
+              "\u00b2 towers are visible from the top of column 1", "there are \u2460 ghosts",
+              "line between dots (1,\u00b9\u00b2) and (1,2)", "the cage at (1,1) has clue \u00b2+",
+              "(1,1) shows \u0663", "row \u0663 has clue \u00b2 1", "(1,1) is linked to (1,\u2460)")
+
+
+def _odd_variants(text):
+    """``text`` with each ASCII digit in turn replaced by each of ODD_DIGITS (and each inserted after it)."""
+    for i, ch in enumerate(text):
+        if "0" <= ch <= "9":
+            for odd in ODD_DIGITS:
+                yield text[:i] + odd + text[i + 1:]
+                yield text[:i + 1] + odd + text[i + 1:]
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_non_ascii_digits_raise_typed_errors(name):
+    p = envs.get(name)
+    row = next(r for r in ROWS if r["puzzle"] == name)
+    for bad in _odd_variants(row["game_id"]):
+        try:
+            p.parse_game_id(bad)
+        except GameIdError:
+            pass
+    inst = p.parse_game_id(row["game_id"])
+    sol = p.decode_tatham_solution(inst, row["tatham_solve"])
+    for bad in _odd_variants(p.format_answer(inst, sol)):
+        for text in (f"<answer>\n{bad}\n</answer>", bad):
+            try:
+                p.parse_answer(text, inst)
+            except AnswerParseError:
+                pass
+    for text in ODD_CLAIMS:
+        for found in (p.parse_claim_text(inst, text), p.parse_claim_text(inst, text + " " + p.claim_text(
+                min(p.solution_claims(inst))).replace("1", "\u00b2"))):
+            assert isinstance(found, list)
