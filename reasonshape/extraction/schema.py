@@ -157,15 +157,42 @@ _ANCHOR = re.compile("|".join([r"\(", r"\[", r"r\d", "row", "col", "pos", "cell"
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+def _forms(*names: str) -> re.Pattern:
+    """The alternation of ``_REF`` restricted to the forms ``names``, in ``_REF``'s order (same group names)."""
+    return re.compile("|".join(rf"(?P<{name}>{pat})" for name, pat in _REF_FORMS if name in names), re.IGNORECASE)
+
+
+# The forms that can start at an anchor, by the anchor's first characters: "(" "[" "r3" "cell" "square" only an
+# explicit cell (EX); "row" the forms that begin with a cardinal row; "col" those that begin with a cardinal column;
+# "pos" EX ("position (3,4)") and the forms that begin with a cardinal position; "the" and ordinals the forms that
+# begin with an ordinal line or position. Trying only those, in _REF's order, finds the match _REF finds (the other
+# forms cannot match there) at a fraction of the cost; other anchors ("spot", "entry") try every form.
+_ORDINAL_FORMS = _forms("RC", "RP", "CR", "CP", "CO", "RO", "PR", "PC", "LR", "LC", "PO")
+_FORMS_AT = {"(": _forms("EX"), "[": _forms("EX"), "r": _forms("EX"), "ce": _forms("EX"), "sq": _forms("EX"),
+             "ro": _forms("RA", "RC", "RP", "RO", "LR"), "co": _forms("CR", "CP", "CO", "LC"),
+             "po": _forms("EX", "PR", "PC", "PO"), "th": _ORDINAL_FORMS}
+
+
+def _forms_at(anchor: str) -> re.Pattern:
+    """The pattern to try at an anchor (its lower-cased text), see ``_FORMS_AT``."""
+    if anchor[0] in "([":
+        return _FORMS_AT[anchor[0]]
+    if anchor[0] == "r" and anchor[1].isdigit():
+        return _FORMS_AT["r"]
+    if anchor[0].isdigit() or anchor in _ORD_INDEX:
+        return _ORDINAL_FORMS
+    return _FORMS_AT.get(anchor[:2], _REF)
+
+
 def _ref_matches(text: str):
     """``_REF.finditer(text)``, tried only at anchor positions (non-overlapping, left to right)."""
-    low = text.translate(_ASCII_LOWER)
+    low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)  # same offsets either way
     pos, n = 0, len(text)
     while pos < n:
         a = _ANCHOR.search(low, pos)
         if a is None:
             return
-        m = _REF.match(text, a.start())
+        m = _forms_at(a.group()).match(text, a.start())
         if m is None or m.end() == m.start():
             pos = a.start() + 1
             continue
@@ -423,6 +450,16 @@ class SchemaReader:
         self._quote_table = str.maketrans({ch: " " for ch in _QUOTES
                                            if ch not in self.symbols and ch not in self.fixed_tokens})
         self._max_row_chars = 16 * max(1, self.cols) + 40  # a written-out grid row is never longer
+        # Every character a grid row can hold (:meth:`_tokens`): its separators, the characters of the tokens it
+        # accepts (symbols, fixed tokens, blanks, value words and their plural "s", decimal digits), and what
+        # :meth:`_clean_row_text` removes (answer tags, quotes, signs, check marks, a final period). A character
+        # outside this set (case-insensitively) rejects a row in one C-level scan; most sentences are prose and
+        # fail on their first letters (reasonshape choice, for speed).
+        row_chars = set("".join(self.symbols)) | set("".join(self.fixed_tokens)) | set("".join(_BLANKS))
+        row_chars |= set("".join(words)) | ({"s"} if words else set()) | set(",|;[]()")
+        row_chars |= set(_QUOTES) | _SIGNS | set("</answer>") | set("✓✔.")
+        self._not_row_char = re.compile(r"[^\s\d" + "".join(re.escape(ch) for ch in sorted(row_chars)) + "]",
+                                        re.IGNORECASE)
     def _answer_symbols(self) -> dict[str, Hashable]:
         """The answer format's symbol -> value map, learned from the puzzle's own ``format_answer`` of a solution
         (so grids written in the answer notation, e.g. ``B W . #``, read as claims without per-puzzle code). The
@@ -457,7 +494,7 @@ class SchemaReader:
         t = token.strip().strip(_QUOTES).lower()
         if t in self.words:
             return self.words[t]
-        if t.isdigit():
+        if t.isdecimal():  # not isdigit(): superscripts such as "²" are digits that int() rejects
             return int(t)
         if t.endswith("s") and t[:-1] in self.words:  # plurals: "tents"
             return self.words[t[:-1]]
@@ -640,6 +677,8 @@ class SchemaReader:
 
     def _tokens(self, text: str, n: int | None = None) -> list | None:
         n = self.cols if n is None else n
+        if self._not_row_char.search(text):  # a character no accepted token holds: the row would be rejected below
+            return None
         text = self._clean_row_text(text)
         toks = split_tokens(text)
         if len(toks) != n:

@@ -165,8 +165,10 @@ class TestCellRefs:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["row", "Row", "column", "col", "the", "third", "2nd", "position", "pos", "cell",
-                                 "(", ")", "[", "]", ",", "'s", "of", "in", "r3c4", "1", "4", " ", "  ", ":", "x"]),
+@given(st.lists(st.sampled_from(["row", "Row", "ROW", "column", "col", "col.", "Column", "the", "The", "third",
+                                 "twelfth", "2nd", "11th", "position", "pos", "Pos", "cell", "square", "spot", "entry",
+                                 "(", ")", "[", "]", ",", "'s", "of", "in", "and", "r3c4", "R2 C1", "1", "4", "12",
+                                 " ", "  ", ":", "x", "İ"]),
                 max_size=40))
 def test_anchor_scan_finds_the_same_matches_as_a_full_scan(tokens):
     text = " ".join(tokens)

@@ -72,6 +72,12 @@ class TestSchema:
     def test_row_listing(self):
         assert claims("Row 4: 1 3 4 2") == [v(4, 1, 1), v(4, 2, 3), v(4, 3, 4), v(4, 4, 2)]
 
+    @pytest.mark.parametrize("text", ["Row 1: ² ² ² ²", "² ² ² ²", "(1,1) is ²", "Row 2: ① 1 2 3"])
+    def test_digits_int_cannot_read_are_no_values(self, text):
+        # str.isdigit() is True for "²" and "①", which int() rejects: such a row or value is not a claim
+        assert claims(text) == []
+        assert SchemaReader(SOLO, INST).value("²") is None and SchemaReader(SOLO, INST).value(" 3 ") == 3
+
     def test_out_of_domain_values_and_cells_are_dropped(self):
         assert claims("(3,4) is 7 and (9,9) is 1") == []
 
@@ -116,3 +122,25 @@ def test_claim_text_reads_back(name):
                 got = [m.claim for m in reader.read(p.claim_text(cl))]
                 assert got == [cl], (p.claim_text(cl), got)
     assert sol is not None
+
+
+ROW_DRESSINGS = {"plain": "{}", "backticks": "`{}`", "quotes": '"{}"', "check mark": "{} ✓", "period": "{}.",
+                 "answer tag": "<answer>{}", "closing tag": "{}</answer>", "bullet-free indent": "   {}   "}
+
+
+@pytest.mark.parametrize("name", envs.list_puzzles())
+def test_answer_rows_read_as_grid_rows_in_every_dressing(name):
+    """Each line of a puzzle's own answer layout, dressed as models write it (quotes, a check mark, a glued tag...),
+    is one grid row (the fast character pre-check of the reader must never reject a row the full reading accepts)."""
+    p = envs.get(name)
+    inst = p.generate("easy", seed=5)
+    reader = SchemaReader(p, inst)
+    if not reader.grid:
+        pytest.skip(f"{name}: not a cell grid")
+    lines = [ln for ln in p.format_answer(inst, p.unique_solution(inst)).splitlines() if ln.strip()]
+    for dressing, form in ROW_DRESSINGS.items():
+        if dressing == "period" and any("." in ln or "-" in ln for ln in lines):
+            continue  # a final "." is a cell where "." is a symbol (or stands for a magnet's blank)
+        for ln in lines:
+            got = [m.claim.kind for m in reader.read(form.format(ln))]
+            assert got == ["_grid_row"], (dressing, form.format(ln), got)
