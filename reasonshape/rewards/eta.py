@@ -558,8 +558,8 @@ class EtaScores:
         Structural entropy of G and of G_sol, nats; ``None`` for an empty (sub)graph.
     n_nodes : int
         |V| (after static merging when it applies).
-    n_sol_nodes, n_ver_nodes : int
-        |V(G_sol)|, |V(G_ver)|.
+    n_sol_nodes, n_ver_nodes : int or None
+        |V(G_sol)|, |V(G_ver)| (``None`` only in the reward-only metrics, which skip G_sol and G_ver).
     c_star_size : int
         |C*| used in the denominator (per ``c_star_count``).
     c_star_present : int
@@ -573,8 +573,8 @@ class EtaScores:
     h_str: float | None
     h_str_sol: float | None
     n_nodes: int
-    n_sol_nodes: int
-    n_ver_nodes: int
+    n_sol_nodes: int | None
+    n_ver_nodes: int | None
     c_star_size: int
     c_star_present: int
 
@@ -615,9 +615,10 @@ def eta_scores(graph: Any, c_star: Iterable[Any], *, c_star_count: CStarCount = 
 
 
 def _eta_scores_flat(graph: Any, c_star: Iterable[Any], c_star_count: CStarCount,
-                     merge_static: bool) -> tuple[EtaScores, _Flat]:
+                     merge_static: bool, subgraphs: bool = True) -> tuple[EtaScores, _Flat]:
     """:func:`eta_scores` plus the flattened (merged) graph it was computed on, for callers that need more
-    statistics of the same arrays (:func:`reasonshape.rewards.metrics.structural_metrics`)."""
+    statistics of the same arrays (:func:`reasonshape.rewards.metrics.structural_metrics`). With
+    ``subgraphs=False`` only η on G is computed: the G_sol / G_ver fields are ``None``."""
     if isinstance(c_star, (int, np.integer)) and not isinstance(c_star, bool):
         raise ConfigError("eta_scores needs C* as Claims or node ids (G_sol needs the nodes), not a count")
     g = _prepare(graph, merge_static)
@@ -625,6 +626,11 @@ def _eta_scores_flat(graph: Any, c_star: Iterable[Any], c_star_count: CStarCount
     size = _count(nodes, given, c_star_count)
     flat = _flatten(g)
     h = _entropy_of(_mass(flat))
+    if not subgraphs:
+        return EtaScores(
+            eta=eta_from_entropy(h, flat.n, size), eta_clipped=eta_from_entropy(h, flat.n, size, clip=True),
+            eta_sol=None, eta_sol_clipped=None, h_str=h, h_str_sol=None, n_nodes=flat.n, n_sol_nodes=None,
+            n_ver_nodes=None, c_star_size=size, c_star_present=len(nodes)), flat
     sol, ver = _sol_ver_masks(flat, flat.position(), nodes)
     sub = _restrict(flat, sol)
     h_sol = _entropy_of(_mass(sub))

@@ -72,7 +72,8 @@ class StructuralMetrics:
         occurrence not labelled ``tentative`` (claims stated only tentatively do not count). ``None`` when no
         unique claim is correct or wrong. Needs node ``label`` attributes.
     ver_sol_ratio : float or None
-        |V(G_ver)| / |V(G_sol)| (paper A), >= 0; ``None`` when G_sol is empty (no C* claim occurs).
+        |V(G_ver)| / |V(G_sol)| (paper A), >= 0; ``None`` when G_sol is empty (no C* claim occurs) or with
+        ``reward_only=True``.
     first_error_position : float or None
         (0-based sentence index of the first stated occurrence labelled ``wrong``) / ``n_sentences``, in [0, 1):
         0 means the very first sentence is wrong. ``None`` when no stated occurrence is wrong. Needs ``label`` and
@@ -83,7 +84,9 @@ class StructuralMetrics:
         which earlier occurrence an extractor links to. ``None`` when no claim is stated.
     eta, eta_clipped, eta_sol, eta_sol_clipped, h_str, h_str_sol, n_sol_nodes, n_ver_nodes, c_star_size, \
 c_star_present
-        As :class:`reasonshape.rewards.eta.EtaScores`.
+        As :class:`reasonshape.rewards.eta.EtaScores`; with ``reward_only=True`` the G_sol / G_ver fields
+        (``eta_sol``, ``eta_sol_clipped``, ``h_str_sol``, ``n_sol_nodes``, ``n_ver_nodes``) are ``None``, and so
+        are ``depth`` and ``width``.
     """
 
     n_nodes: int
@@ -102,8 +105,8 @@ c_star_present
     eta_sol_clipped: float | None
     h_str: float | None
     h_str_sol: float | None
-    n_sol_nodes: int
-    n_ver_nodes: int
+    n_sol_nodes: int | None
+    n_ver_nodes: int | None
     c_star_size: int
     c_star_present: int
 
@@ -195,7 +198,7 @@ def _claim_metrics(g: nx.DiGraph, n_sentences: int) -> tuple[float | None, float
 
 def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, tokens: int | None = None, *,
                        c_star_count: CStarCount = "given", merge_static: bool = True,
-                       paths: bool = True) -> StructuralMetrics:
+                       paths: bool = True, reward_only: bool = False) -> StructuralMetrics:
     """All baseline structural metrics of METHOD §C and η for one claim graph.
 
     Parameters
@@ -214,6 +217,11 @@ def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, toke
         Merge restated static claims of a ClaimGraph first (default True, paper A §B).
     paths : bool, optional
         Compute diameter and average path length (O(V (V + E))); default True.
+    reward_only : bool, optional
+        Compute only what the reward functions read and log: η on G, H_str, |V|, |C*| and the claim statistics
+        (claim accuracy, first-error position, restatements per claim). G_sol, G_ver, depth, width and the path
+        fields are skipped and ``None``: one mass computation instead of two plus three graph searches
+        (reasonshape choice, for speed in training). Default False.
 
     Returns
     -------
@@ -236,14 +244,14 @@ def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, toke
     if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer)) or tokens < 0):
         raise ConfigError(f"tokens must be None or an int >= 0, got {tokens!r}")
     g_in = _prepare(graph, merge_static)
-    scores, flat = _eta_scores_flat(g_in, c_star, c_star_count, False)
+    scores, flat = _eta_scores_flat(g_in, c_star, c_star_count, False, subgraphs=not reward_only)
     g = _as_digraph(g_in)
     n = flat.n
     if n and n_sentences < 1:
         raise ConfigError(f"n_sentences must be >= 1 for a non-empty graph, got {n_sentences}")
     depth = width = diameter = None
     avg = None
-    if n:
+    if n and not reward_only:
         depth, width = _layers(flat)
         if paths:
             diameter, avg = _paths(flat)

@@ -119,7 +119,7 @@ class CompletionScore:
 
 def score_completion(puzzle: Puzzle, instance: Instance, completion: Any, *, extract: bool = True,
                      llm_backend: Any = None, context: PuzzleContext | None = None, tokens: int | None = None,
-                     keep_graph: bool = False, paths: bool = True) -> CompletionScore:
+                     keep_graph: bool = False, paths: bool = True, reward_only: bool = False) -> CompletionScore:
     """Score one completion of ``instance``; never raises on odd completion text.
 
     Parameters
@@ -140,13 +140,17 @@ def score_completion(puzzle: Puzzle, instance: Instance, completion: Any, *, ext
         Keep the claim graph in the result.
     paths : bool
         Compute diameter and average path length (all-pairs shortest paths; off for rewards).
+    reward_only : bool
+        Compute only the metrics the reward functions read and log (η on G, claim statistics; see
+        :func:`~reasonshape.rewards.metrics.structural_metrics`); the :class:`Scorer` of the rewards sets it.
     """
     t0 = time.perf_counter()
     with gc_paused():  # see gc_paused: one trace allocates many long-lived small objects
-        return _score(puzzle, instance, completion, extract, llm_backend, context, tokens, keep_graph, paths, t0)
+        return _score(puzzle, instance, completion, extract, llm_backend, context, tokens, keep_graph, paths,
+                      reward_only, t0)
 
 
-def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, keep_graph, paths,
+def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, keep_graph, paths, reward_only,
            t0) -> CompletionScore:
     """The body of :func:`score_completion` (same arguments; ``t0`` is its start time)."""
     text = trace_text(completion)
@@ -179,7 +183,8 @@ def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, 
                 res = extract_deterministic(puzzle, instance, text, context=ctx)  # the joined trace, read once
             graph, n_sent, mode, fallback = res.graph, res.n_sentences, res.mode, res.fallback
             c_star = _c_star(puzzle, instance, answer_value if correct else None)
-            metrics = structural_metrics(graph, c_star, max(1, n_sent), tokens=tokens, paths=paths) \
+            metrics = structural_metrics(graph, c_star, max(1, n_sent), tokens=tokens, paths=paths,
+                                         reward_only=reward_only) \
                 if c_star else None
             labels = {lab.value: 0 for lab in ClaimLabel}
             # counted on the node attribute dicts, without a ClaimNode view (or a str()) per node
@@ -209,10 +214,12 @@ def _c_star(puzzle: Puzzle, instance: Instance, correct_answer: Any) -> frozense
 
 
 class Scorer:
-    """Caching scorer shared by all reward functions of a trainer (and by the eval).
+    """Caching scorer shared by all reward functions of a trainer.
 
     Scores are cached by (puzzle, game ID, completion text) in an LRU of ``cache_size`` entries; instances and
-    extraction contexts by (puzzle, game ID). Picklable (caches are dropped on pickling).
+    extraction contexts by (puzzle, game ID). Picklable (caches are dropped on pickling). Its metrics are the
+    reward-only set (:func:`score_completion` with ``reward_only=True``: η on G and the claim statistics; the
+    G_sol / G_ver, depth / width and path fields are ``None``); the eval scores with the full set.
 
     Parameters
     ----------
@@ -271,7 +278,7 @@ class Scorer:
             return CompletionScore(puzzle=str(puzzle), game_id=str(game_id), error=f"{type(e).__name__}: {e}")
         ctx = self._context(puzzle, game_id) if self.extract else None
         sc = score_completion(p, inst, text, extract=self.extract, llm_backend=self.llm_backend,
-                              context=ctx, tokens=tokens, paths=False)
+                              context=ctx, tokens=tokens, paths=False, reward_only=True)
         self._scores[key] = sc
         if len(self._scores) > self.cache_size:
             self._scores.popitem(last=False)

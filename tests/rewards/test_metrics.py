@@ -66,6 +66,16 @@ class TestHandDrawnExample:
         m = structural_metrics(g, c_star, 10, paths=False)
         assert m.diameter is None and m.avg_path_length is None and m.depth == 3
 
+    @pytest.mark.parametrize("c_star_count", ["given", "present"])
+    def test_reward_only_keeps_eta_and_claim_statistics(self, c_star_count):
+        g, c_star = labelled_example()
+        full = structural_metrics(g, c_star, 10, tokens=5, c_star_count=c_star_count).to_dict()
+        m = structural_metrics(g, c_star, 10, tokens=5, c_star_count=c_star_count, reward_only=True).to_dict()
+        skipped = {"depth", "width", "diameter", "avg_path_length", "ver_sol_ratio", "eta_sol", "eta_sol_clipped",
+                   "h_str_sol", "n_sol_nodes", "n_ver_nodes"}
+        assert all(full[k] is not None for k in skipped) and all(m[k] is None for k in skipped)
+        assert {k: v for k, v in m.items() if k not in skipped} == {k: v for k, v in full.items() if k not in skipped}
+
     def test_record_round_trips(self):
         g, c_star = labelled_example()
         m = structural_metrics(g, c_star, 10)
