@@ -7,9 +7,11 @@ exploratory traces are concatenated (the later ones read as re-checks) until the
 correct answer block closes the completion. For each size, the four deterministic rewards (shaped, accuracy,
 format, eta) are called on a one-completion batch through one shared scorer: the full parse -> verify -> extract
 -> claim graph -> eta path runs once for the four. "warm" (the ratio's numerator) is the steady state of training:
-the scorer has already seen the instance (its solution and extraction context are cached, as within a GRPO group
-and across steps); "cold" also builds those. Compared with the time the tokenizer takes to encode the same text
-(the tiny model's byte-level BPE, built locally with Qwen2's pre-tokenizer; nothing is downloaded).
+the scorer has already scored a sibling completion of the instance (an exploratory trace the completion does not
+contain), so the instance, its solution, its extraction context and the labels of the claims they share are cached,
+as for every completion after the first of a GRPO group and on every later step; "cold" also builds those. Compared
+with the time the tokenizer takes to encode the same text (the tiny model's byte-level BPE, built locally with
+Qwen2's pre-tokenizer; nothing is downloaded).
 Target: reward time <= 2x encode time. Times are medians of ``--repeats`` runs.
 
 Part 2, share of a CPU smoke step spent in rewards: ``configs/grpo_cpu_smoke.yaml`` (tiny model, 2 steps, every
@@ -71,10 +73,11 @@ def build_completion(tokenizer, puzzle, instance, target_tokens: int) -> tuple[s
     return full, len(tokenizer(full, add_special_tokens=False)["input_ids"])
 
 
-def time_rewards(full: str, puzzle_name: str, game_id: str, repeats: int) -> tuple[float, float, dict]:
+def time_rewards(full: str, sibling: str, puzzle_name: str, game_id: str, repeats: int) -> tuple[float, float, dict]:
     """(cold, warm, values): median seconds for the four rewards on one completion with a fresh scorer (cold: the
-    instance, its solution and its extraction context are built too) and with a scorer that has already scored
-    another completion of the same instance (warm: the steady state inside a GRPO group and across steps)."""
+    instance, its solution, its extraction context and the labels of every claim are built too) and with a scorer
+    that has already scored ``sibling``, another completion of the same instance (warm: every completion after the
+    first of a GRPO group, whose siblings state many of the same claims, and every later step on the instance)."""
     from reasonshape.rewards.functions import get_reward_functions
 
     cold, warm, out = [], [], {}
@@ -85,7 +88,7 @@ def time_rewards(full: str, puzzle_name: str, game_id: str, repeats: int) -> tup
         out = {f.__name__: f(completions=[full], **kw)[0] for f in fs}
         cold.append(time.perf_counter() - t0)
         fs = get_reward_functions(["shaped", "accuracy", "format", "eta"])
-        fs[0](completions=["a first completion of this instance <answer>\n.\n</answer>"], **kw)
+        fs[0](completions=[sibling], **kw)
         t0 = time.perf_counter()
         for f in fs:
             f(completions=[full], **kw)
@@ -106,15 +109,20 @@ def bench_sizes(sizes: list[int], repeats: int, model_dir: Path) -> list[dict]:
     from transformers import AutoTokenizer
 
     from reasonshape.envs import get
+    from reasonshape.extraction import deduce_trace
 
     tok = AutoTokenizer.from_pretrained(str(model_dir))
     puzzle = get("tents")
     inst = puzzle.generate("hard", seed=0, index=0)
     game_id = puzzle.format_game_id(inst)
+    # the warm state's sibling: an exploratory trace of the instance that the completion does not contain (its dead
+    # ends depend on the seed; build_completion uses seeds 0-2), stating many of the completion's claims as a sibling
+    # completion of a GRPO group does
+    sibling = deduce_trace(puzzle, inst, "exploratory", 3).text
     rows = []
     for target in sizes:
         text, n_tok = build_completion(tok, puzzle, inst, target)
-        t_cold, t_reward, values = time_rewards(text, "tents", game_id, repeats)
+        t_cold, t_reward, values = time_rewards(text, sibling, "tents", game_id, repeats)
         t_enc = time_encode(tok, text, max(repeats, 3))
         row = {"target_tokens": target, "tokens": n_tok, "chars": len(text), "reward_s": t_reward,
                "reward_cold_s": t_cold, "encode_s": t_enc, "ratio": t_reward / t_enc, "rewards": values}
