@@ -460,6 +460,7 @@ class SchemaReader:
         row_chars |= set(_QUOTES) | _SIGNS | set("</answer>") | set("✓✔.")
         self._not_row_char = re.compile(r"[^\s\d" + "".join(re.escape(ch) for ch in sorted(row_chars)) + "]",
                                         re.IGNORECASE)
+
     def _answer_symbols(self) -> dict[str, Hashable]:
         """The answer format's symbol -> value map, learned from the puzzle's own ``format_answer`` of a solution
         (so grids written in the answer notation, e.g. ``B W . #``, read as claims without per-puzzle code). The
