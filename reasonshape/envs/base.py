@@ -216,6 +216,23 @@ class Unit:
     kind: str = "generic"
 
 
+def read_int(text: str, i: int, what: str) -> tuple[int, int]:
+    """The decimal number of ASCII digits starting at ``text[i]`` and the index after it, for game-ID parsers.
+
+    Raises
+    ------
+    GameIdError
+        No digit at ``i``; the message names the offset and ``what`` was expected. Only ``0``-``9`` are digits
+        (``str.isdigit()`` also accepts "²", which ``int()`` rejects; the collection writes ASCII only).
+    """
+    j = i
+    while j < len(text) and "0" <= text[j] <= "9":
+        j += 1
+    if j == i:
+        raise GameIdError(text, i, what)
+    return int(text[i:j]), j
+
+
 def instance_rng(seed: int, puzzle: str, level: str, index: int = 0) -> random.Random:
     """The RNG of one generated instance, seeded from (seed, puzzle, level, index) so that every instance is
     reproducible alone and generation is order-independent (reasonshape choice, after reasoning-gym)."""

@@ -76,6 +76,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    read_int,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -257,26 +258,18 @@ class Lightup(Puzzle):
             raise GameIdError(repr(text), None, "a params string such as '7x7b20s2d0'")
         n = len(text)
 
-        def number(i: int, what: str) -> tuple[int, int]:
-            j = i
-            while j < n and "0" <= text[j] <= "9":
-                j += 1
-            if j == i:
-                raise GameIdError(text, i, what)
-            return int(text[i:j]), j
-
         w, h, blackpc, symm, diff = _DEFAULTS
-        w, i = number(0, "the grid width (a number >= 2)")
+        w, i = read_int(text, 0, "the grid width (a number >= 2)")
         starts = {}
         if i < n and text[i] == "x":
             starts["h"] = i + 1
-            h, i = number(i + 1, "the grid height after 'x'")
+            h, i = read_int(text, i + 1, "the grid height after 'x'")
         if i < n and text[i] == "b":
             starts["b"] = i + 1
-            blackpc, i = number(i + 1, "the percentage of black cells after 'b'")
+            blackpc, i = read_int(text, i + 1, "the percentage of black cells after 'b'")
         if i < n and text[i] == "s":
             starts["s"] = i + 1
-            symm, i = number(i + 1, "the symmetry (0..4) after 's'")
+            symm, i = read_int(text, i + 1, "the symmetry (0..4) after 's'")
         elif symm == 4 and w != h:
             symm = 2
         diff = 0
@@ -284,7 +277,7 @@ class Lightup(Puzzle):
             diff, i = 2, i + 1
         if i < n and text[i] == "d":
             starts["d"] = i + 1
-            diff, i = number(i + 1, "the difficulty (0..2) after 'd'")
+            diff, i = read_int(text, i + 1, "the difficulty (0..2) after 'd'")
         if i < n:
             raise GameIdError(text, i, "one of 'x', 'b', 's', 'r', 'd' in that order, or the end of the params")
         if w < 2 or h < 2:

@@ -95,6 +95,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    read_int,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
@@ -118,15 +119,6 @@ class LoopyParams:
     h: int
     type: int = 0
     diff: str = "e"
-
-
-def _read_int(text: str, i: int, what: str) -> tuple[int, int]:
-    j = i
-    while j < len(text) and "0" <= text[j] <= "9":
-        j += 1
-    if j == i:
-        raise GameIdError(text, i, what)
-    return int(text[i:j]), j
 
 
 class _SumIn:
@@ -165,14 +157,14 @@ class Loopy(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '7x7t0dt'")
-        w, i = _read_int(text, 0, "the grid width (digits)")
+        w, i = read_int(text, 0, "the grid width (digits)")
         h = w
         if i < len(text) and text[i] == "x":
-            h, i = _read_int(text, i + 1, "the grid height (digits) after 'x'")
+            h, i = read_int(text, i + 1, "the grid height (digits) after 'x'")
         gtype = 0
         if i < len(text) and text[i] == "t":
             at = i + 1
-            gtype, i = _read_int(text, at, "the grid type (digits) after 't'")
+            gtype, i = read_int(text, at, "the grid type (digits) after 't'")
             if gtype != 0:
                 raise GameIdError(text, at, "grid type 0 (squares; reasonshape implements only the square grid)")
         diff = "e"

@@ -79,6 +79,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    read_int,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -107,15 +108,6 @@ class SignpostData:
 
     arrows: tuple[tuple[str, ...], ...]
     given: tuple[tuple[int | None, ...], ...]
-
-
-def _read_int(text: str, i: int, what: str) -> tuple[int, int]:
-    j = i
-    while j < len(text) and "0" <= text[j] <= "9":
-        j += 1
-    if j == i:
-        raise GameIdError(text, i, what)
-    return int(text[i:j]), j
 
 
 def _ray(w: int, h: int, r: int, c: int, d: str) -> list[tuple[int, int]]:
@@ -162,10 +154,10 @@ class Signpost(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '4x4c'")
-        w, i = _read_int(text, 0, "the grid width (digits)")
+        w, i = read_int(text, 0, "the grid width (digits)")
         h = w
         if i < len(text) and text[i] == "x":
-            h, i = _read_int(text, i + 1, "the grid height (digits) after 'x'")
+            h, i = read_int(text, i + 1, "the grid height (digits) after 'x'")
         corners = False
         if i < len(text) and text[i] == "c":
             corners, i = True, i + 1
@@ -198,7 +190,7 @@ class Signpost(Puzzle):
             num = None
             if "0" <= desc[i] <= "9":
                 start = i
-                num, i = _read_int(desc, i, "a number")
+                num, i = read_int(desc, i, "a number")
                 if not 1 <= num <= n:
                     raise GameIdError(desc, start, f"a number from 1 to {n}")
                 if num in seen:

@@ -76,6 +76,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    read_int,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError
@@ -95,15 +96,6 @@ class SlantParams:
     w: int
     h: int
     diff: str = "e"
-
-
-def _read_int(text: str, i: int, what: str) -> tuple[int, int]:
-    j = i
-    while j < len(text) and "0" <= text[j] <= "9":
-        j += 1
-    if j == i:
-        raise GameIdError(text, i, what)
-    return int(text[i:j]), j
 
 
 def _run_length(text: str, clue_chars: str) -> tuple[list, int]:
@@ -173,10 +165,10 @@ class Slant(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '5x5dh'")
-        w, i = _read_int(text, 0, "the grid width (digits)")
+        w, i = read_int(text, 0, "the grid width (digits)")
         h = w
         if i < len(text) and text[i] == "x":
-            h, i = _read_int(text, i + 1, "the grid height (digits) after 'x'")
+            h, i = read_int(text, i + 1, "the grid height (digits) after 'x'")
         diff = "e"
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:

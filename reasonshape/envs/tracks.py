@@ -93,6 +93,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    read_int,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -143,15 +144,6 @@ class TracksData:
     row_s: int
 
 
-def _read_int(text: str, i: int, what: str) -> tuple[int, int]:
-    j = i
-    while j < len(text) and "0" <= text[j] <= "9":
-        j += 1
-    if j == i:
-        raise GameIdError(text, i, what)
-    return int(text[i:j]), j
-
-
 class _CountAllowed:
     def __init__(self, n: int):
         self.n = n
@@ -197,10 +189,10 @@ class Tracks(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
-        w, i = _read_int(text, 0, "the grid width (digits)")
+        w, i = read_int(text, 0, "the grid width (digits)")
         h = w
         if i < len(text) and text[i] == "x":
-            h, i = _read_int(text, i + 1, "the grid height (digits) after 'x'")
+            h, i = read_int(text, i + 1, "the grid height (digits) after 'x'")
         diff, single = "t", True
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
@@ -259,7 +251,7 @@ class Tracks(Puzzle):
             if i < len(desc) and desc[i] == "S":
                 s_marks.append(k)
                 i += 1
-            n, i = _read_int(desc, i, "a track count (digits)")
+            n, i = read_int(desc, i, "a track count (digits)")
             counts.append(n)
         if i != len(desc):
             raise GameIdError(desc, i, "end of desc after the counts")
