@@ -167,18 +167,16 @@ def _forms(*names: str) -> re.Pattern:
 # "pos" EX ("position (3,4)") and the forms that begin with a cardinal position; "the" and ordinals the forms that
 # begin with an ordinal line or position. Trying only those, in _REF's order, finds the match _REF finds (the other
 # forms cannot match there) at a fraction of the cost; other anchors ("spot", "entry") try every form.
+_EXPLICIT_FORMS = _forms("EX")
 _ORDINAL_FORMS = _forms("RC", "RP", "CR", "CP", "CO", "RO", "PR", "PC", "LR", "LC", "PO")
-_FORMS_AT = {"(": _forms("EX"), "[": _forms("EX"), "r": _forms("EX"), "ce": _forms("EX"), "sq": _forms("EX"),
-             "ro": _forms("RA", "RC", "RP", "RO", "LR"), "co": _forms("CR", "CP", "CO", "LC"),
-             "po": _forms("EX", "PR", "PC", "PO"), "th": _ORDINAL_FORMS}
+_FORMS_AT = {"ce": _EXPLICIT_FORMS, "sq": _EXPLICIT_FORMS, "ro": _forms("RA", "RC", "RP", "RO", "LR"),
+             "co": _forms("CR", "CP", "CO", "LC"), "po": _forms("EX", "PR", "PC", "PO"), "th": _ORDINAL_FORMS}
 
 
 def _forms_at(anchor: str) -> re.Pattern:
     """The pattern to try at an anchor (its lower-cased text), see ``_FORMS_AT``."""
-    if anchor[0] in "([":
-        return _FORMS_AT[anchor[0]]
-    if anchor[0] == "r" and anchor[1].isdigit():
-        return _FORMS_AT["r"]
+    if anchor[0] in "([" or (anchor[0] == "r" and anchor[1].isdigit()):
+        return _EXPLICIT_FORMS
     if anchor[0].isdigit() or anchor in _ORD_INDEX:
         return _ORDINAL_FORMS
     return _FORMS_AT.get(anchor[:2], _REF)

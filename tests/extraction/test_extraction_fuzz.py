@@ -37,6 +37,7 @@ def _pieces(name: str) -> tuple:
 
 
 PIECES = {name: _pieces(name) for name in envs.list_puzzles()}
+CONTEXTS = {name: PuzzleContext(p, inst) for name, (p, inst, _) in PIECES.items()}  # shared, as in a GRPO group
 
 
 def _text(name: str):
@@ -53,16 +54,6 @@ def _text(name: str):
 def test_extraction_never_falls_back(name, data):
     p, inst, _ = PIECES[name]
     text = data.draw(_text(name))
-    sc = score_completion(p, inst, text, context=_context(name), paths=False)
+    sc = score_completion(p, inst, text, context=CONTEXTS[name], paths=False)
     assert sc.extraction_fallback is None, (text, sc.extraction_fallback)
     assert sc.metrics is not None or not p.solution_claims(inst)
-
-
-_CONTEXTS: dict = {}
-
-
-def _context(name: str) -> PuzzleContext:
-    if name not in _CONTEXTS:
-        p, inst, _ = PIECES[name]
-        _CONTEXTS[name] = PuzzleContext(p, inst)
-    return _CONTEXTS[name]

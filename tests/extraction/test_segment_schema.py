@@ -125,7 +125,7 @@ def test_claim_text_reads_back(name):
 
 
 ROW_DRESSINGS = {"plain": "{}", "backticks": "`{}`", "quotes": '"{}"', "check mark": "{} ✓", "period": "{}.",
-                 "answer tag": "<answer>{}", "closing tag": "{}</answer>", "bullet-free indent": "   {}   "}
+                 "answer tag": "<answer>{}", "closing tag": "{}</answer>", "indented": "   {}   "}
 
 
 @pytest.mark.parametrize("name", envs.list_puzzles())
