@@ -3,7 +3,9 @@
 Rules (reasonshape choice, written for what real models emit):
 
 * ``<think>...</think>`` blocks are removed first (an unclosed ``<think>`` hides everything after it, unless the
-  answer block comes after the last ``</think>``);
+  answer block comes after the last ``</think>``): an answer written inside the reasoning is a draft, not the final
+  answer. Reasoning a server separated (``reasoning_content``) reads the same way: ``trace_text`` returns it as a
+  ``<think>`` block;
 * the LAST ``<answer>...</answer>`` block is read (an unclosed final ``<answer>`` runs to the end of the text);
 * code fences (```` ``` ````) and surrounding blank lines inside the block are dropped;
 * when there is no answer block at all, the last grid-shaped block of the text (consecutive non-empty lines
@@ -22,8 +24,8 @@ from collections.abc import Callable, Sequence
 from reasonshape.errors import AnswerParseError
 
 __all__ = [
-    "strip_think", "extract_answer_block", "split_tokens", "parse_symbol_grid", "find_last_grid", "read_grid_answer",
-    "digits_symbols", "format_grid",
+    "strip_think", "extract_answer_block", "answer_only_in_reasoning", "split_tokens", "parse_symbol_grid",
+    "find_last_grid", "read_grid_answer", "digits_symbols", "format_grid",
 ]
 
 _THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
@@ -71,6 +73,12 @@ def extract_answer_block(text: str) -> str | None:
     end = low.find(_ANS_CLOSE, start)
     block = body[start:] if end < 0 else body[start:end]
     return _strip_fences(block)
+
+
+def answer_only_in_reasoning(text: str) -> bool:
+    """True when ``text`` has ``<answer>`` blocks only inside its reasoning (``<think>`` blocks): drafts, so no final
+    answer block is read (:func:`extract_answer_block` gives ``None``). Linear time."""
+    return _ANS_OPEN in text.lower() and extract_answer_block(text) is None
 
 
 def _strip_fences(block: str) -> str:

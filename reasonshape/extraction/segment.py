@@ -2,8 +2,8 @@
 
 A completion may come as a plain string, as a chat message (``{"role": "assistant", "content": ...,
 "reasoning_content": ...}``, TRL's conversational format, also ``thinking``/``reasoning``), or as text with a
-``<think>...</think>`` block. :func:`trace_text` joins reasoning and final answer into ONE text (reasoning first),
-so that claims in the answer are occurrences like any other. Source: paper A §B ("a trace S is split into sentences
+``<think>...</think>`` block. :func:`trace_text` joins reasoning and final answer into ONE text (reasoning first, as
+a ``<think>`` block), so that claims in the answer are occurrences like any other. Source: paper A §B ("a trace S is split into sentences
 s_1..s_n"); the splitting rule is a reasonshape choice.
 """
 
@@ -32,7 +32,11 @@ def trace_text(completion: Any) -> str:
     """The full trace of a completion: reasoning (if separated by the server) then the content.
 
     Accepts a string, a message dict, or a list of message dicts (TRL conversational completions; the assistant
-    messages are joined). ``None`` and unknown types give ``""``.
+    messages are joined). ``None`` and unknown types give ``""``. Reasoning that the server separated
+    (``reasoning_content`` / ``reasoning`` / ``thinking``) comes back as a ``<think>...</think>`` block before the
+    content, i.e. as the model wrote it: a message and the raw string it came from give the same text, so the same
+    answer (a final answer is read after the reasoning, :mod:`reasonshape.envs.answer`) and the same claim graph.
+    Source: reasonshape choice.
     """
     if completion is None:
         return ""
@@ -43,7 +47,7 @@ def trace_text(completion: Any) -> str:
         for key in REASONING_KEYS:
             v = completion.get(key)
             if isinstance(v, str) and v:
-                parts.append(v)
+                parts.append(f"<think>\n{v}\n</think>")
                 break
         content = completion.get("content")
         if isinstance(content, list):  # content parts [{"type": "text", "text": ...}]

@@ -517,6 +517,7 @@ class RewardScorer:
                        score_s=time.perf_counter() - t0)
             self._batch = b
             self._log_batch(b, log_metric, log_extra)
+            _warn_batch(b)
             return b
 
     def _score_one(self, puzzle: Any, game_id: Any, completion: Any, tokens: int | None) -> CompletionScore:
@@ -531,7 +532,9 @@ class RewardScorer:
                      log_extra: Callable | None = None) -> list[float | None]:
         """Per-completion consensus preference mass ``N·π̄_i - 1`` for the batch (computed once per batch).
 
-        Returns ``None`` entries when the judge is unavailable or failed (with a :class:`RewardWarning`).
+        Returns ``None`` entries when the judge is unavailable or failed, and for the completions of a group in which
+        no judge reply had a readable verdict (each with a :class:`RewardWarning`; a group with some readable
+        verdicts counts the others as the judge settings say, a tie by default).
 
         Raises
         ------
@@ -563,9 +566,17 @@ class RewardScorer:
                 b.su = score_groups(groups, judge, m=s.trials, seed=seed, model=s.pair_model, C=s.C,
                                     aggregation=s.aggregation, damping=s.damping,
                                     canonicalize=lambda c: canon.get(id(c)))
+                mute = 0  # groups where the judge never gave a readable verdict: no preference, not a uniform one
                 for (a, _), gs in zip(b.groups, b.su, strict=True):
+                    if gs.n_judge_prompts and gs.n_unparsed == gs.n_judge_prompts:
+                        mute += 1
+                        continue
                     for k, v in enumerate(gs.preference_mass.tolist()):
                         b.preference[a + k] = float(v) if math.isfinite(v) else None
+                if mute:
+                    _warn(f"self-preference: the judge gave no readable verdict in {mute} of {len(b.su)} group(s) "
+                          "(reasonshape/su/unparsed_rate); self_preference_reward returns None for their completions "
+                          "and shaped_reward drops its self-preference term for them")
             except Exception as e:  # judge down, malformed reply...: no self-preference this step
                 b.su, b.su_error = None, f"{type(e).__name__}: {e}"
                 _warn(f"self-preference unavailable this step ({b.su_error}); self_preference_reward returns None "
@@ -583,6 +594,7 @@ class RewardScorer:
         if ok:
             metrics["accuracy"] = sum(s.correct for s in ok) / len(ok)
             metrics["format"] = sum(format_ok(s) for s in ok) / len(ok)
+            metrics["answer_in_reasoning"] = sum(s.answer_in_reasoning for s in ok) / len(ok)
             etas = [s.eta_clipped for s in ok if s.eta_clipped is not None]
             metrics["eta_defined"] = len(etas) / len(ok)
             if etas:
@@ -731,7 +743,6 @@ class _AccuracyReward(_Reward):
                 out.append(None)
             else:
                 out.append(1.0 if s.correct else 0.0)
-        _warn_errors(self.__name__, b)
         return out
 
 
@@ -830,11 +841,21 @@ class _ShapedReward(_Reward):
         return out
 
 
-def _warn_errors(who: str, b: _Batch) -> None:
+def _warn_batch(b: _Batch) -> None:
+    """The warnings of a newly scored batch, once per batch whichever rewards read it: completions whose instance
+    cannot be rebuilt (every reward returns None for them), and a batch where no completion has a final answer
+    but some wrote ``<answer>`` only inside their reasoning (the signature of a server that puts whole replies into
+    ``reasoning_content``, or of a model that never closes its ``<think>``)."""
     errs = {s.error for s in b.scores if s.error is not None}
     if errs:
-        _warn(f"{who}: {sum(s.error is not None for s in b.scores)} completion(s) cannot be judged, the instance "
-              f"cannot be rebuilt ({sorted(errs)[0]}); returning None for them")
+        _warn(f"{sum(s.error is not None for s in b.scores)} completion(s) cannot be judged, the instance cannot be "
+              f"rebuilt ({sorted(errs)[0]}); every reward returns None for them")
+    ok = [s for s in b.scores if s.error is None]
+    drafts = sum(s.answer_in_reasoning for s in ok)
+    if drafts and not any(s.has_answer_block for s in ok):
+        _warn(f"no completion of the batch has a final <answer> block, and {drafts} of {len(ok)} have one only "
+              "inside their reasoning (<think> or reasoning_content), which is read as a draft: they score as "
+              "unanswered. If the server puts whole replies into reasoning_content, check its reasoning parser.")
 
 
 # ===================================================================================================== factories

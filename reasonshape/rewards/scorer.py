@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reasonshape.envs import get
-from reasonshape.envs.answer import extract_answer_block
+from reasonshape.envs.answer import answer_only_in_reasoning, extract_answer_block
 from reasonshape.envs.base import ClaimLabel, Instance, Puzzle
 from reasonshape.errors import AnswerParseError, GameIdError, UnknownPuzzleError
 from reasonshape.extraction.deterministic import PuzzleContext, extract_deterministic, gc_paused
@@ -42,6 +42,9 @@ class CompletionScore:
         is empty and rewards use their fallback.
     has_answer_block : bool
         An ``<answer>`` block exists (after ``<think>`` blocks are removed).
+    answer_in_reasoning : bool
+        ``<answer>`` blocks exist only inside the reasoning (``<think>`` / ``reasoning_content``): drafts, so the
+        completion has no final answer (:func:`reasonshape.envs.answer.answer_only_in_reasoning`).
     parsed : bool
         The final answer was read as a grid for this puzzle.
     parse_error : str or None
@@ -74,6 +77,7 @@ class CompletionScore:
     game_id: str
     error: str | None = None
     has_answer_block: bool = False
+    answer_in_reasoning: bool = False
     parsed: bool = False
     parse_error: str | None = None
     answer_source: str | None = None
@@ -109,7 +113,8 @@ class CompletionScore:
         return {
             "puzzle": self.puzzle, "game_id": self.game_id, "error": self.error, "correct": self.correct,
             "parsed": self.parsed, "parse_error": self.parse_error, "answer_source": self.answer_source,
-            "violations": list(self.violations), "n_sentences": self.n_sentences,
+            "answer_in_reasoning": self.answer_in_reasoning, "violations": list(self.violations),
+            "n_sentences": self.n_sentences,
             "metrics": None if self.metrics is None else asdict(self.metrics), "labels": dict(self.labels),
             "extraction": {"mode": self.extraction_mode, "fallback": self.extraction_fallback},
             "canonical_answer": self.canonical_answer,
@@ -156,6 +161,7 @@ def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, 
     text = trace_text(completion)
     game_id = puzzle.format_game_id(instance)
     has_block = extract_answer_block(text) is not None if text else False
+    in_reasoning = not has_block and answer_only_in_reasoning(text)
     parsed = correct = False
     parse_error = source = canonical = None
     violations: tuple[str, ...] = ()
@@ -196,10 +202,10 @@ def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, 
             fallback = f"extraction failed: {type(e).__name__}: {e}"
             metrics, graph = None, None
     return CompletionScore(
-        puzzle=puzzle.name, game_id=game_id, has_answer_block=has_block, parsed=parsed, parse_error=parse_error,
-        answer_source=source, correct=correct, violations=violations, canonical_answer=canonical,
-        metrics=metrics, labels=labels, n_sentences=n_sent, extraction_mode=mode, extraction_fallback=fallback,
-        graph=graph if keep_graph else None, score_s=time.perf_counter() - t0)
+        puzzle=puzzle.name, game_id=game_id, has_answer_block=has_block, answer_in_reasoning=in_reasoning,
+        parsed=parsed, parse_error=parse_error, answer_source=source, correct=correct, violations=violations,
+        canonical_answer=canonical, metrics=metrics, labels=labels, n_sentences=n_sent, extraction_mode=mode,
+        extraction_fallback=fallback, graph=graph if keep_graph else None, score_s=time.perf_counter() - t0)
 
 
 def _c_star(puzzle: Puzzle, instance: Instance, correct_answer: Any) -> frozenset:

@@ -23,9 +23,9 @@ def v(r, c, x, positive=True):
 
 
 class TestTraceText:
-    def test_reasoning_content_comes_first(self):
+    def test_reasoning_content_comes_first_as_a_think_block(self):
         msg = [{"role": "assistant", "content": "<answer>x</answer>", "reasoning_content": "think"}]
-        assert trace_text(msg) == "think\n\n<answer>x</answer>"
+        assert trace_text(msg) == "<think>\nthink\n</think>\n\n<answer>x</answer>"
 
     def test_plain_and_none(self):
         assert trace_text("abc") == "abc"
@@ -34,7 +34,7 @@ class TestTraceText:
 
     def test_thinking_key_and_content_parts(self):
         msg = {"role": "assistant", "thinking": "t", "content": [{"type": "text", "text": "a"}]}
-        assert trace_text(msg) == "t\n\na"
+        assert trace_text(msg) == "<think>\nt\n</think>\n\na"
 
 
 class TestSplitSentences:

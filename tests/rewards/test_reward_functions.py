@@ -127,14 +127,53 @@ class TestAccuracyReward:
         conv = [[{"role": "assistant", "content": block(CORRECT), "reasoning_content": "I placed tents."}],
                 [{"role": "assistant", "content": "", "reasoning_content": traces["correct_long"]}],
                 [{"role": "assistant", "content": block(WRONG)}]]
-        assert call(f, conv) == [1.0, 1.0, 0.0]
+        # the answer inside reasoning_content is a draft, as inside <think>: the second completion has no final answer
+        assert call(f, conv) == [1.0, 0.0, 0.0]
 
-    def test_unknown_puzzle_or_bad_game_id_gives_none_with_warning(self):
-        f = get_accuracy_reward()
+    @pytest.mark.parametrize("reasoning, content", [
+        ("draft <answer>\n{c}\n</answer>", "I could not solve it."),  # the helper-found case: a draft only
+        ("draft <answer>\n{w}\n</answer>", "<answer>\n{c}\n</answer>"),  # a wrong draft, then the final answer
+        ("draft <answer>\n{c}\n</answer>", "<answer>\n{w}\n</answer>"),  # a right draft, then a wrong answer
+        ("", "<answer>\n{c}\n</answer>"),
+        ("{long}", ""),
+        ("{long}", "So the answer is as above."),
+        ("{c}", ""),  # a bare grid inside the reasoning: no fallback grid either
+    ])
+    def test_a_message_scores_as_the_raw_string_it_came_from(self, traces, reasoning, content):
+        # A server with a reasoning parser turns the raw "<think>R</think>C" into {"reasoning_content": R,
+        # "content": C}; the eval's transformers backend does the same. Every reward must agree on the two forms.
+        fill = dict(c=CORRECT, w=WRONG, long=traces["correct_long"])
+        reasoning, content = reasoning.format(**fill), content.format(**fill)
+        raw = f"<think>\n{reasoning}\n</think>\n\n{content}" if reasoning else content
+        msg = [{"role": "assistant", "content": content, **({"reasoning_content": reasoning} if reasoning else {})}]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RewardWarning)
+            for name in ("accuracy", "format", "eta", "shaped"):
+                f_raw, f_msg = get_reward_functions([name])[0], get_reward_functions([name])[0]
+                assert call(f_raw, [raw]) == call(f_msg, [msg]), name
+            expected = 1.0 if content.endswith(f"<answer>\n{CORRECT}\n</answer>") else 0.0
+            assert call(get_accuracy_reward(), [msg]) == [expected]
+
+    def test_a_batch_of_drafts_only_warns_and_logs_the_share(self):
+        logged = {}
+        draft = [{"role": "assistant", "content": "", "reasoning_content": block(CORRECT)}]
+        with pytest.warns(RewardWarning, match="only inside their reasoning"):
+            got = call(get_accuracy_reward(), [draft, "no answer at all"],
+                       log_metric=lambda k, v: logged.__setitem__(k, v))
+        assert got == [0.0, 0.0]
+        assert logged["reasonshape/answer_in_reasoning"] == 0.5
+        with warnings.catch_warnings():  # one final answer in the batch: a model drafting, not a misconfiguration
+            warnings.simplefilter("error", RewardWarning)
+            assert call(get_accuracy_reward(), [draft, block(CORRECT)]) == [0.0, 1.0]
+
+    @pytest.mark.parametrize("name, first", [("accuracy", 1.0), ("format", 1.0), ("eta", 0.0), ("shaped", 1.1)])
+    def test_unknown_puzzle_or_bad_game_id_gives_none_with_warning(self, name, first):
+        # every reward warns, used alone too (the warning comes once per scored batch, not from one reward)
+        f = get_reward_functions([name])[0]
         with pytest.warns(RewardWarning, match="cannot be rebuilt"):
             got = call(f, [block(CORRECT)] * 3, puzzle=["tents", "nopuzzle", "tents"],
                        game_id=[GID, GID, "6x6de:zz"])
-        assert got == [1.0, None, None]
+        assert got == [pytest.approx(first), None, None]
 
     def test_extra_kwargs_are_ignored(self):
         got = call(get_accuracy_reward(), [block(CORRECT)], level=["easy"], completion_ids=[[1, 2, 3]],
@@ -484,4 +523,5 @@ class TestFuzz:
                 _assert_valid(out, len(comps))
         acc = call(get_accuracy_reward(fuzz_functions[0].scorer), comps,
                    prompts=["p", "p", "q", "q", "r", "r"])
-        assert acc == [0.0, 0.0, 0.0, 1.0, 1.0, 0.0]
+        # the fifth has its answer only in reasoning_content: a draft, no final answer
+        assert acc == [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
