@@ -258,11 +258,20 @@ def _check_int(v: Any, name: str, minimum: int | None) -> None:
 
 # ===================================================================================================== parsing
 def make_parser(prog: str = "reasonshape train"):
-    """TRL's ``TrlParser`` over (:class:`ReasonshapeArguments`, ``GRPOConfig``, ``ModelConfig``)."""
+    """TRL's ``TrlParser`` over (:class:`ReasonshapeArguments`, ``GRPOConfig``, ``ModelConfig``).
+
+    Two changes to argparse's defaults (reasonshape choice): only whole option names are taken (argparse would read
+    ``--max_step 1`` as ``--max_steps 1``), and a bad option or value raises :class:`ConfigError` naming it instead of
+    printing the whole usage (hundreds of lines) and exiting.
+    """
     from trl import GRPOConfig, ModelConfig, TrlParser
 
-    return TrlParser((ReasonshapeArguments, GRPOConfig, ModelConfig), prog=prog,
-                     description="GRPO on Simon Tatham's puzzles with reasonshape's rewards (TRL GRPOTrainer).")
+    class Parser(TrlParser):
+        def error(self, message: str):  # argparse's hook for every command-line error
+            raise ConfigError(f"{message} ('{self.prog} --help' lists every option)")
+
+    return Parser((ReasonshapeArguments, GRPOConfig, ModelConfig), prog=prog, allow_abbrev=False,
+                  description="GRPO on Simon Tatham's puzzles with reasonshape's rewards (TRL GRPOTrainer).")
 
 
 def parse_train_args(argv: list[str] | None = None):
@@ -562,8 +571,10 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
     Raises
     ------
     ConfigError
-        No configs, a missing config file, or two configs with the same stem. A run that fails is recorded in the
-        table as failed (with the error) and the next config runs.
+        No configs, a missing config file, two configs with the same stem, or a config that does not parse with the
+        overrides (an unknown field, a bad value): every config is parsed before the first run starts, and the
+        error lists each one that fails. A run that fails while training is recorded in the table as failed (with
+        the error) and the next config runs.
 
     Notes
     -----
@@ -579,9 +590,18 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
     if missing:
         raise ConfigError(f"configs must be existing files, got missing {missing}")
     root = Path(out)
+    parsed, bad = [], []
+    # every config first: a typo in the last one must not surface after hours of training
+    for cfg, stem in zip(configs, stems, strict=True):
+        try:
+            parsed.append(parse_train_args(["--config", cfg, *(overrides or []), "--output_dir", str(root / stem)]))
+        except ConfigError as e:
+            bad.append(f"{cfg}: {e}")
+    if bad:
+        raise ConfigError("no run started, these configs do not parse with the overrides:\n  " + "\n  ".join(bad))
     root.mkdir(parents=True, exist_ok=True)
     rows = []
-    for cfg, stem in zip(configs, stems, strict=True):
+    for cfg, stem, (rs, grpo, model) in zip(configs, stems, parsed, strict=True):
         run_dir = root / stem
         record = _read_result(run_dir)
         if record is not None and not rerun:
@@ -589,9 +609,7 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
             rows.append((stem, "done (cached)", record))
             continue
         print(f"[ablate] {stem}: training ({cfg})", file=sys.stderr)
-        argv = ["--config", cfg, *(overrides or []), "--output_dir", str(run_dir)]
         try:
-            rs, grpo, model = parse_train_args(argv)
             result = run_training(rs, grpo, model, config_path=cfg)
             rows.append((stem, "done", {"global_step": result.global_step, "runtime_s": result.runtime_s,
                                         "final_metrics": result.final_metrics}))

@@ -86,7 +86,7 @@ class TestParsing:
         assert judge.kind == "policy" and judge.trials == 2
 
     def test_literal_fields_become_choices(self):
-        with pytest.raises(SystemExit):
+        with pytest.raises(ConfigError, match="invalid choice: 'magic' \\(choose from 'deterministic', 'llm'"):
             T.parse_train_args(["--config", str(SMOKE), "--extraction", "magic"])
 
     def test_remove_unused_columns_rejected(self):
@@ -156,6 +156,9 @@ class TestCli:
         assert "missing.yaml" in capsys.readouterr().err
         assert cli.main(["train", "--config", str(SMOKE), "--dataset_size", "0"]) == 2
         assert "dataset_size must be an integer >= 1, got 0" in capsys.readouterr().err
+        assert cli.main(["train", "--config", str(SMOKE), "--max_steps", "abc"]) == 2
+        err = capsys.readouterr().err
+        assert "invalid int value: 'abc'" in err and "usage:" not in err
 
     def test_ablate_arguments(self):
         args = self._parser().parse_args(["ablate", "--configs", "a.yaml", "b.yaml", "--out", "o", "--set",
@@ -194,6 +197,25 @@ class TestCli:
             T.run_ablation([str(SMOKE), str(SMOKE)], tmp_path)
         with pytest.raises(ConfigError, match="existing files"):
             T.run_ablation([str(tmp_path / "none.yaml")], tmp_path)
+
+    @pytest.mark.parametrize("argv, match", [
+        (["--max_steps", "abc"], "argument --max_steps.*: invalid int value: 'abc'"),
+        (["--max_step", "1"], "max_step"),  # a prefix of --max_steps: not taken for it
+        (["--no_such_field", "1"], "no_such_field"),
+    ])
+    def test_bad_options_raise_config_error_without_the_usage(self, argv, match, capsys):
+        with pytest.raises(ConfigError, match=match):
+            T.parse_train_args(["--config", str(SMOKE), *argv])
+        assert "usage:" not in capsys.readouterr().err
+
+    @pytest.mark.parametrize("bad", ["max_steps=abc", "max_step=1", "foo=1"])
+    def test_ablation_checks_every_config_before_the_first_run(self, tmp_path, bad):
+        # the same error whatever is wrong, before anything trains: no run folder, no table
+        cfgs = [str(c) for c in ABLATIONS[:2]]
+        with pytest.raises(ConfigError, match="no run started") as e:
+            T.run_ablation(cfgs, tmp_path / "abl", overrides=T._override_args([bad]))
+        assert all(c in str(e.value) for c in cfgs)
+        assert not (tmp_path / "abl").exists()
 
     def test_comparison_table(self):
         fm = {"reward": 1.0, "rewards/accuracy_reward/mean": 0.5, "reasonshape/accuracy": 0.5, "reasonshape/eta": 0.25}
