@@ -294,10 +294,14 @@ class Puzzle(ABC):
         return instance.desc
 
     def parse_game_id(self, game_id: str) -> Instance:
-        """Parse ``params:desc``. Raises :class:`GameIdError` when malformed (position counts in ``game_id``)."""
+        """Parse ``params:desc``, also written ``name:params:desc`` (this puzzle's name first, the form of the
+        command line: ``tents:8x8dt:...``). Raises :class:`GameIdError` when malformed (position counts in the
+        stripped ``game_id``)."""
         if not isinstance(game_id, str):
             raise GameIdError(repr(game_id), None, "a string 'params:desc'")
         text = game_id.strip()
+        if text.startswith(self.name + ":"):  # params begin with a digit: the name cannot be part of them
+            text = text[len(self.name) + 1:]
         colon = text.find(":")
         if colon < 0:
             raise GameIdError(text, len(text), "':' separating params from desc")

@@ -55,10 +55,8 @@ def resolve_game_id(game_id: str, puzzle: str | None):
             name, text = head, rest
         else:
             raise GameIdError(game_id, 0, "a puzzle name prefix ('tents:8x8dt:...') or the --puzzle option")
-    elif text.startswith(name + ":"):
-        text = text[len(name) + 1:]
     p = envs.get(name)
-    return p, p.parse_game_id(text)
+    return p, p.parse_game_id(text)  # it takes the name prefix too
 
 
 def main(args) -> int:

@@ -577,7 +577,8 @@ class EvalConfig:
     puzzles: list[str] | None = field(default=None, metadata={"help": "puzzles to evaluate (default: all 21)"})
     levels: list[str] | None = field(default=None, metadata={"help": "levels: trivial easy normal hard"})
     limit: int | None = field(default=None, metadata={
-        "help": "keep the first N instances (manifest entries, or trace groups) after filtering"})
+        "help": "keep the first N instances (manifest entries, or trace groups) after filtering, in file order "
+                "(not N per puzzle)"})
     # ----------------------------------------------------------------- sampling
     k: int = field(default=1, metadata={"help": "samples per instance (k >= 2 enables structural uncertainty)"})
     temperature: float = field(default=1.0, metadata={"help": "sampling temperature (paper A: 1)"})

@@ -122,3 +122,15 @@ def test_non_ascii_digits_raise_typed_errors(name):
         for found in (p.parse_claim_text(inst, text), p.parse_claim_text(inst, text + " " + p.claim_text(
                 min(p.solution_claims(inst))).replace("1", "\u00b2"))):
             assert isinstance(found, list)
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_game_id_may_carry_the_puzzle_name(name):
+    # "tents:8x8dt:..." (the command line's form) reads as "8x8dt:..." for tents, and is malformed for any other
+    p = envs.get(name)
+    row = next(r for r in ROWS if r["puzzle"] == name)
+    inst = p.parse_game_id(row["game_id"])
+    assert p.parse_game_id(f" {name}:{row['game_id']} ") == inst
+    other = next(n for n in envs.PUZZLE_NAMES if n != name)
+    with pytest.raises(GameIdError, match="at position 0"):
+        p.parse_game_id(f"{other}:{row['game_id']}")
