@@ -80,18 +80,23 @@ def time_rewards(full: str, sibling: str, puzzle_name: str, game_id: str, repeat
     first of a GRPO group, whose siblings state many of the same claims, and every later step on the instance)."""
     from reasonshape.rewards.functions import get_reward_functions
 
+    def call_all(fs: list) -> dict:
+        # The comprehension's own scope holds the loop variable: no reference to a reward function outlives the
+        # call, so an earlier scorer is freed when ``fs`` is rebound, outside the timed region (a loop variable
+        # left bound would free it inside the next timed region: ~0.5 ms of deallocation).
+        return {f.__name__: f(completions=[full], **kw)[0] for f in fs}
+
     cold, warm, out = [], [], {}
     kw = dict(puzzle=[puzzle_name], game_id=[game_id])
     for _ in range(repeats):
         fs = get_reward_functions(["shaped", "accuracy", "format", "eta"])  # fresh scorer: nothing cached
         t0 = time.perf_counter()
-        out = {f.__name__: f(completions=[full], **kw)[0] for f in fs}
+        out = call_all(fs)
         cold.append(time.perf_counter() - t0)
         fs = get_reward_functions(["shaped", "accuracy", "format", "eta"])
         fs[0](completions=[sibling], **kw)
         t0 = time.perf_counter()
-        for f in fs:
-            f(completions=[full], **kw)
+        call_all(fs)
         warm.append(time.perf_counter() - t0)
     return statistics.median(cold), statistics.median(warm), out
 
