@@ -3,8 +3,8 @@
 A completion may come as a plain string, as a chat message (``{"role": "assistant", "content": ...,
 "reasoning_content": ...}``, TRL's conversational format, also ``thinking``/``reasoning``), or as text with a
 ``<think>...</think>`` block. :func:`trace_text` joins reasoning and final answer into ONE text (reasoning first, as
-a ``<think>`` block), so that claims in the answer are occurrences like any other. Source: paper A §B ("a trace S is split into sentences
-s_1..s_n"); the splitting rule is a reasonshape choice.
+a ``<think>`` block), so that claims in the answer are occurrences like any other. Source: paper A §B ("a trace S is
+split into sentences s_1..s_n"); the splitting rule is a reasonshape choice.
 """
 
 from __future__ import annotations
