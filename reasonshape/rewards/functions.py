@@ -566,9 +566,9 @@ class RewardScorer:
                 b.su = score_groups(groups, judge, m=s.trials, seed=seed, model=s.pair_model, C=s.C,
                                     aggregation=s.aggregation, damping=s.damping,
                                     canonicalize=lambda c: canon.get(id(c)))
-                mute = 0  # groups where the judge never gave a readable verdict: no preference, not a uniform one
+                mute = 0
                 for (a, _), gs in zip(b.groups, b.su, strict=True):
-                    if gs.n_judge_prompts and gs.n_unparsed == gs.n_judge_prompts:
+                    if _no_verdict(gs):
                         mute += 1
                         continue
                     for k, v in enumerate(gs.preference_mass.tolist()):
@@ -613,15 +613,22 @@ class RewardScorer:
     def _log_su(self, b: _Batch, seconds: float, log_metric: Callable | None, log_extra: Callable | None) -> None:
         metrics: dict[str, float] = {"su_time_s": seconds}
         if b.su:
+            heard = [gs for gs in b.su if not _no_verdict(gs)]  # the others' U / A / I come from ties only
             keys = sorted({k for gs in b.su for k in gs.metrics()})
             for k in keys:
-                vals = [gs.metrics()[k] for gs in b.su if k in gs.metrics()]
+                vals = [gs.metrics()[k] for gs in (b.su if k == "su/unparsed_rate" else heard) if k in gs.metrics()]
                 vals = [v for v in vals if v is not None and math.isfinite(v)]
                 if vals:
                     metrics[k] = sum(vals) / len(vals)
         _emit_metrics(metrics, log_metric)
         if log_extra is not None and b.su is not None:
             _emit_extra(log_extra, "preference_mass", list(b.preference))
+
+
+def _no_verdict(gs: Any) -> bool:
+    """The judge gave no readable verdict in the group (every reply unparsed): its preference masses and U / A / I
+    come from the unparsed-reply fallback alone, so they are not reported (reasonshape choice)."""
+    return bool(gs.n_judge_prompts) and gs.n_unparsed == gs.n_judge_prompts
 
 
 def _emit_metrics(metrics: Mapping[str, float], log_metric: Callable | None) -> None:

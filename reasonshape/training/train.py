@@ -380,8 +380,9 @@ class TrainResult:
     ----------
     output_dir : Path
         Where the model and :data:`RESULT_FILE` were written.
-    final_metrics : dict of str to float
-        Means over the last :data:`FINAL_WINDOW` logged steps of every logged metric (rewards, reasonshape/*...).
+    final_metrics : dict of str to float or None
+        Means over the last :data:`FINAL_WINDOW` logged steps of every logged metric (rewards, reasonshape/*...);
+        ``None`` for a metric logged with no value in those steps (a reward that returned ``None`` throughout).
     log_history : list of dict
         TRL's ``trainer.state.log_history``.
     runtime_s : float
@@ -392,15 +393,17 @@ class TrainResult:
     """
 
     output_dir: Path
-    final_metrics: dict[str, float]
+    final_metrics: dict[str, float | None]
     log_history: list[dict[str, Any]]
     runtime_s: float
     global_step: int
     trainer: Any = None
 
 
-def final_metrics(log_history: list[dict[str, Any]], window: int = FINAL_WINDOW) -> dict[str, float]:
-    """Mean of each numeric metric over the last ``window`` step logs (entries with a ``reward`` key).
+def final_metrics(log_history: list[dict[str, Any]], window: int = FINAL_WINDOW) -> dict[str, float | None]:
+    """Mean of each numeric metric over the last ``window`` step logs (entries with a ``reward`` key), NaN and
+    ``None`` values left out; ``None`` for a metric with no value left (TRL logs ``None`` for the mean of a reward
+    that returned ``None`` for every completion, e.g. self-preference without judge verdicts).
 
     Examples
     --------
@@ -409,12 +412,12 @@ def final_metrics(log_history: list[dict[str, Any]], window: int = FINAL_WINDOW)
     """
     steps = [h for h in log_history if "reward" in h]
     tail = steps[-window:] if window > 0 else steps
-    keys = sorted({k for h in tail for k, v in h.items() if isinstance(v, int | float) and not isinstance(v, bool)})
-    out = {}
+    keys = sorted({k for h in tail for k, v in h.items()
+                   if v is None or (isinstance(v, int | float) and not isinstance(v, bool))})
+    out: dict[str, float | None] = {}
     for k in keys:
         vals = [float(h[k]) for h in tail if isinstance(h.get(k), int | float) and math.isfinite(float(h[k]))]
-        if vals:
-            out[k] = sum(vals) / len(vals)
+        out[k] = sum(vals) / len(vals) if vals else None
     return out
 
 
@@ -529,7 +532,8 @@ def train_main(args: argparse.Namespace) -> int:
     config = argv[argv.index("--config") + 1] if "--config" in argv[:-1] else None
     result = run_training(rs, grpo, model, config_path=config)
     fm = result.final_metrics
-    shown = {k: round(v, 4) for k, v in fm.items() if k.startswith(("rewards/", "reasonshape/")) or k == "reward"}
+    shown = {k: None if v is None else round(v, 4) for k, v in fm.items()
+             if k.startswith(("rewards/", "reasonshape/")) or k == "reward"}
     print(json.dumps({"output_dir": str(result.output_dir), "global_step": result.global_step,
                       "runtime_s": round(result.runtime_s, 2), "final": shown}, indent=1))
     return 0

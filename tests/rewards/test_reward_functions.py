@@ -377,6 +377,29 @@ class TestSelfPreferenceReward:
             got = call(f, [block(CORRECT), block(WRONG)], prompts=["p", "p"])
         assert got == [None, None]
 
+    def test_a_group_without_any_readable_verdict_gets_none_not_zero(self, traces):
+        class Mumbling(AnswerJudge):  # no verdict in the group whose query says MUTE
+            def _generate(self, prompts, **kw):
+                out = super()._generate(prompts, **kw)
+                return [[Sample("I cannot decide.", None, 10, 3, "stop")] * len(o) if "MUTE" in p[-1]["content"]
+                        else o for p, o in zip(prompts, out, strict=True)]
+
+        scorer = judged_scorer(Mumbling(), num_generations=2)
+        logged = {}
+        comps = [traces["correct_short"], traces["wrong_short"], traces["correct_long"], traces["wrong_long"]]
+        with pytest.warns(RewardWarning, match="no readable verdict in 1 of 2 group"):
+            got = call(get_self_preference_reward(scorer), comps, prompts=["p", "p", "MUTE q", "MUTE q"],
+                       log_metric=lambda k, v: logged.__setitem__(k, v))
+        assert got[:2] == pytest.approx([0.0, 0.0]) and got[2:] == [None, None]
+        # U / A / I of the mute group (ties only) are left out of the logged means; its unparsed rate is not
+        assert logged["reasonshape/su/unparsed_rate"] == pytest.approx(0.5)
+        assert logged["reasonshape/su/total"] == pytest.approx(scorer._batch.su[0].total)
+        # shaped drops the term for the mute group (and N = 2 masses are 0): the values without self-preference
+        shaped = get_shaped_reward(scorer, ShapingWeights(self_preference=0.1))
+        plain = get_shaped_reward(RewardScorer(), ShapingWeights(self_preference=0.0))
+        prompts = ["p", "p", "MUTE q", "MUTE q"]
+        assert call(shaped, comps, prompts=prompts) == pytest.approx(call(plain, comps, prompts=prompts))
+
     def test_no_judge_gives_none_and_warning(self):
         f = get_self_preference_reward(RewardScorer())
         with pytest.warns(RewardWarning, match="no judge"):

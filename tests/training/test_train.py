@@ -124,6 +124,17 @@ class TestParsing:
         fm = T.final_metrics(hist, window=5)
         assert fm["reward"] == pytest.approx((3 + 4 + 5 + 6 + 7) / 5) and fm["rewards/x/mean"] == 1.0
 
+    def test_a_reward_logged_without_values_keeps_its_column(self):
+        # TRL logs None for the mean of a reward that returned None throughout (self-preference without a verdict)
+        hist = [{"reward": 1.0, "rewards/self_preference_reward/mean": None, "rewards/x/mean": v}
+                for v in (float("nan"), 0.5)]
+        fm = T.final_metrics(hist)
+        assert fm["rewards/self_preference_reward/mean"] is None and fm["rewards/x/mean"] == 0.5
+        table = T.comparison_table([("a", "done", {"global_step": 2, "runtime_s": 1.0, "final_metrics": fm})])
+        header, _, row = table.splitlines()
+        cols = [c.strip() for c in header.strip("|").split("|")]
+        assert row.split("|")[1 + cols.index("self_preference_reward")].strip() == "-"
+
 
 # ===================================================================================================== CLI
 class TestCli:
@@ -290,9 +301,13 @@ class TestGrpoCpuRun:
         for h in steps:
             for name in REWARD_KEYS:
                 assert f"rewards/{name}/mean" in h and f"rewards/{name}/std" in h
-            for key in ("accuracy", "format", "eta", "reward_time_s", "extraction_fallback", "su/total",
-                        "su/ambiguity", "su/instability", "su_time_s"):
+            for key in ("accuracy", "format", "eta", "reward_time_s", "extraction_fallback", "su/unparsed_rate",
+                        "su_time_s"):
                 assert f"reasonshape/{key}" in h
+            # U / A / I are logged for groups in which the judge (here the tiny policy) gave a readable verdict
+            heard = h["reasonshape/su/unparsed_rate"] < 1
+            for key in ("su/total", "su/ambiguity", "su/instability"):
+                assert (f"reasonshape/{key}" in h) == heard
 
     def test_rewards_differ_within_groups_and_match_the_injection(self, grpo_run):
         result, _, _ = grpo_run
