@@ -305,6 +305,9 @@ class Puzzle(ABC):
         colon = text.find(":")
         if colon < 0:
             raise GameIdError(text, len(text), "':' separating params from desc")
+        if text[:colon].isascii() and text[:colon].isalpha():  # "solo:..." given to tents
+            raise GameIdError(text, 0, f"{self.name} params (a name prefix must be '{self.name}:', got "
+                                       f"'{text[:colon]}:')")
         try:
             params = self.parse_params(text[:colon])
         except GameIdError as e:

@@ -132,5 +132,5 @@ def test_game_id_may_carry_the_puzzle_name(name):
     inst = p.parse_game_id(row["game_id"])
     assert p.parse_game_id(f" {name}:{row['game_id']} ") == inst
     other = next(n for n in envs.PUZZLE_NAMES if n != name)
-    with pytest.raises(GameIdError, match="at position 0"):
+    with pytest.raises(GameIdError, match=f"at position 0: expected {name} params .*got '{other}:'"):
         p.parse_game_id(f"{other}:{row['game_id']}")
