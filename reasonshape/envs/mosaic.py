@@ -75,7 +75,7 @@ from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["MosaicParams", "MosaicData", "Mosaic", "PUZZLE"]
 
-_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?(?:h(\d*))?")
+_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?(?:h(\d*))?", re.ASCII)  # ASCII \d: "٣x3" is not 3x3
 _CLUE_RE = re.compile(r"\((\d+),\s*(\d+)\) (has|does not have) clue (\d+)")
 
 

@@ -77,7 +77,7 @@ from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["PatternParams", "PatternData", "Pattern", "PUZZLE", "runs"]
 
-_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?")
+_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?", re.ASCII)  # ASCII \d: "٣x3" is not 3x3
 # "row 3 has clue 2 1" / "column 2 does not have clue 0": one linear scan, no nested ambiguity.
 _CLUE_RE = re.compile(r"\b(row|column) (\d+) (has|does not have) clue (\d+(?: \d+)*)")
 

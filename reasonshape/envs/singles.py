@@ -82,7 +82,7 @@ from reasonshape.errors import ClaimError, GameIdError, GenerationError
 __all__ = ["SinglesParams", "SinglesData", "Singles", "PUZZLE"]
 
 _DIFFS = ("e", "k")
-_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?(?:d(.?))?")
+_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?(?:d(.?))?", re.ASCII)  # ASCII \d: "٣x3" is not 3x3
 _NUMBER_RE = re.compile(r"\((\d+),\s*(\d+)\) (shows|does not show) (\d+)")
 
 

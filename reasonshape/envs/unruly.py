@@ -104,7 +104,7 @@ class UnrulyData:
     givens: tuple[tuple[int | None, ...], ...]
 
 
-_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?(u)?(?:d(.?))?")
+_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?(u)?(?:d(.?))?", re.ASCII)  # ASCII \d: "٣x3" is not 3x3
 
 
 class Unruly(Puzzle):

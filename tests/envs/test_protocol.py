@@ -134,3 +134,14 @@ def test_game_id_may_carry_the_puzzle_name(name):
     other = next(n for n in envs.PUZZLE_NAMES if n != name)
     with pytest.raises(GameIdError, match=f"at position 0: expected {name} params .*got '{other}:'"):
         p.parse_game_id(f"{other}:{row['game_id']}")
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_params_with_other_scripts_digits_are_rejected(name):
+    # int() reads the Arabic-Indic "٣" as 3; the collection never writes it, so "٣x3" must not read as 3x3
+    p = envs.get(name)
+    for params in p.LEVELS.values():
+        for i, ch in enumerate(params):
+            if "0" <= ch <= "9":
+                with pytest.raises(GameIdError):
+                    p.parse_params(params[:i] + "\u0663" + params[i + 1:])
