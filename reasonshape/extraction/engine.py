@@ -369,14 +369,16 @@ class _Engine:
         return [v for v in self.domains if len(self.cands(v)) > 1]
 
     # ------------------------------------------------------------------ hypotheses
-    def refutable(self, var, wrong, budget=8):
-        """Does supposing var=wrong reach a conflict within ``budget`` steps? Returns (steps, unit) or None."""
-        overlay = {var: {wrong}}
+    def follow(self, var, value, budget: int) -> tuple[list, Any]:
+        """Suppose ``var = value`` and propagate for at most ``budget`` steps. Returns ``(steps, conflict_unit)``:
+        the steps taken, each ``(units, changes, candidates before)``, and the unit of the conflict that stopped
+        propagation, ``None`` when it stalled or ran out of budget first."""
+        overlay = {var: {value}}
         steps = []
         for _ in range(budget):
             st = self.find_step(overlay)
             if st is None:
-                return None
+                return steps, None
             if st[0] == "conflict":
                 return steps, st[1]
             if st[0] == "cell":
@@ -387,7 +389,12 @@ class _Engine:
             steps.append((st[3] if len(st) > 3 else [unit], changes, before))
             for v, x in changes.items():
                 overlay[v] = set(x)
-        return None
+        return steps, None
+
+    def refutable(self, var, wrong, budget=8):
+        """Does supposing var=wrong reach a conflict within ``budget`` steps? Returns (steps, unit) or None."""
+        steps, unit = self.follow(var, wrong, budget)
+        return None if unit is None else (steps, unit)
 
     def hypothesis(self) -> bool:
         und = sorted(self.undecided(), key=lambda v: (len(self.cands(v)), str(v)))
@@ -445,19 +452,7 @@ class _Engine:
         var = self.rng.choice(sorted(und, key=str))
         truth = self.p.solution_value(self.inst, self.solution, var)
         wrong = self.rng.choice(sorted(self.cands(var) - {truth}, key=str))
-        overlay = {var: {wrong}}
-        steps = []
-        for _ in range(_DEAD_END_DEPTH):
-            st = self.find_step(overlay)
-            if st is None or st[0] == "conflict":
-                break
-            if st[0] == "cell":
-                _, v, x, used = st
-                st = ("step", used[0], {v: {x}}, used)
-            units = st[3] if len(st) > 3 else [st[1]]
-            steps.append((units, st[2], {v: set(self.cands(v, overlay)) for v in st[2]}))
-            for v, x in st[2].items():
-                overlay[v] = set(x)
+        steps, _ = self.follow(var, wrong, _DEAD_END_DEPTH)  # a conflict ends it too, unrefuted: a dead end
         self.write_hypothesis(var, wrong, steps, None)
         return True
 
