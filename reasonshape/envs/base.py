@@ -216,18 +216,24 @@ class Unit:
     kind: str = "generic"
 
 
+def digits_end(text: str, i: int) -> int:
+    """The index after the run of ASCII digits starting at ``text[i]`` (``i`` itself when there is none), for the
+    game-ID parsers. Only ``0``-``9`` are digits: ``str.isdigit()`` also accepts "²", which ``int()`` rejects, and
+    the collection writes ASCII only."""
+    while i < len(text) and "0" <= text[i] <= "9":
+        i += 1
+    return i
+
+
 def read_int(text: str, i: int, what: str) -> tuple[int, int]:
     """The decimal number of ASCII digits starting at ``text[i]`` and the index after it, for game-ID parsers.
 
     Raises
     ------
     GameIdError
-        No digit at ``i``; the message names the offset and ``what`` was expected. Only ``0``-``9`` are digits
-        (``str.isdigit()`` also accepts "²", which ``int()`` rejects; the collection writes ASCII only).
+        No digit at ``i`` (:func:`digits_end`); the message names the offset and ``what`` was expected.
     """
-    j = i
-    while j < len(text) and "0" <= text[j] <= "9":
-        j += 1
+    j = digits_end(text, i)
     if j == i:
         raise GameIdError(text, i, what)
     return int(text[i:j]), j

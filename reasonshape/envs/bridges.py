@@ -58,6 +58,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    digits_end,
 )
 from reasonshape.envs.range import parse_wxh
 from reasonshape.envs.registry import register_puzzle
@@ -203,9 +204,7 @@ class BridgesPuzzle(Puzzle):
                 loops = False
                 i += 1
                 continue
-            j = i + 1
-            while j < len(text) and "0" <= text[j] <= "9":
-                j += 1
+            j = digits_end(text, i + 1)
             if j == i + 1:
                 raise GameIdError(text, i + 1, f"a number after {ch!r}")
             vals[ch] = int(text[i + 1:j])

@@ -73,6 +73,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -179,9 +180,7 @@ class Dominosa(Puzzle):
         """Parse ``"<n>"`` or ``"<n>d<diff>"`` (also the legacy ``"<n>a"``). Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '3db'")
-        i = 0
-        while i < len(text) and "0" <= text[i] <= "9":
-            i += 1
+        i = digits_end(text, 0)
         if i == 0:
             raise GameIdError(text, 0, "the largest domino number n (digits)")
         n, diff = int(text[:i]), "b"
@@ -222,9 +221,7 @@ class Dominosa(Puzzle):
             elif ch == "[":
                 start = i
                 i += 1
-                j = i
-                while j < len(desc) and "0" <= desc[j] <= "9":
-                    j += 1
+                j = digits_end(desc, i)
                 k = int(desc[i:j]) if j > i else 0  # the collection's atoi reads an empty number as 0
                 if j >= len(desc) or desc[j] != "]":
                     raise GameIdError(desc, j, "']' closing a bracketed number")

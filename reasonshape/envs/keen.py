@@ -79,6 +79,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -178,9 +179,7 @@ def _parse_blocks(desc: str, w: int) -> tuple[list[int], int]:
             letter = i
             i += 1
             if i < len(desc) and "0" <= desc[i] <= "9":
-                j = i
-                while j < len(desc) and "0" <= desc[j] <= "9":
-                    j += 1
+                j = digits_end(desc, i)
                 repc, repn = c, int(desc[i:j]) - 1
                 i = j
         else:
@@ -384,9 +383,7 @@ class Keen(Puzzle):
         """Parse ``"<w>"`` or ``"<w>d<diff>[m]"`` (also ``"<w>m"``). Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '5dn'")
-        i = 0
-        while i < len(text) and "0" <= text[i] <= "9":
-            i += 1
+        i = digits_end(text, 0)
         if i == 0:
             raise GameIdError(text, 0, "the grid size w (digits)")
         w, diff, mult = int(text[:i]), "n", False
@@ -432,9 +429,7 @@ class Keen(Puzzle):
                                            "'d' (divide)")
             if op in "sd" and len(members[k]) != 2:
                 raise GameIdError(desc, i, "a cage of 2 cells for a subtraction or division clue")
-            j = i + 1
-            while j < len(desc) and "0" <= desc[j] <= "9":
-                j += 1
+            j = digits_end(desc, i + 1)
             target = int(desc[i + 1:j]) if j > i + 1 else 0  # the collection's atol reads no digits as 0
             groups.append(members[k])
             clues.append((op, target))

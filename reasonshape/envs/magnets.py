@@ -82,6 +82,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -215,16 +216,12 @@ class Magnets(Puzzle):
         """Parse ``"<w>x<h>[d<diff>][S]"`` or ``"<n>"``. Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '6x5dt'")
-        i = 0
-        while i < len(text) and "0" <= text[i] <= "9":
-            i += 1
+        i = digits_end(text, 0)
         if i == 0:
             raise GameIdError(text, 0, "the grid width (digits)")
         w = h = int(text[:i])
         if i < len(text) and text[i] == "x":
-            j = i + 1
-            while j < len(text) and "0" <= text[j] <= "9":
-                j += 1
+            j = digits_end(text, i + 1)
             if j == i + 1:
                 raise GameIdError(text, j, "the grid height (digits) after 'x'")
             h, i = int(text[i + 1:j]), j

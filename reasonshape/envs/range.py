@@ -47,6 +47,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -84,17 +85,13 @@ def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
     GameIdError
         No leading digits, no digits after ``x``, or a side outside ``1..max_side`` (with the position).
     """
-    i, n = 0, len(text)
-    while i < n and "0" <= text[i] <= "9":
-        i += 1
+    i, n = digits_end(text, 0), len(text)
     if i == 0:
         raise GameIdError(text, 0, "a width (decimal digits)")
     w = int(text[:i])
     h = w
     if i < n and text[i] == "x":
-        j = i + 1
-        while j < n and "0" <= text[j] <= "9":
-            j += 1
+        j = digits_end(text, i + 1)
         if j == i + 1:
             raise GameIdError(text, i + 1, "a height (decimal digits) after 'x'")
         h = int(text[i + 1:j])
@@ -243,9 +240,7 @@ class RangePuzzle(Puzzle):
             elif ch == "_":
                 i += 1
             elif "1" <= ch <= "9":
-                j = i
-                while j < L and "0" <= desc[j] <= "9":
-                    j += 1
+                j = digits_end(desc, i)
                 val = int(desc[i:j])
                 if val > vmax:
                     raise GameIdError(desc, i, f"a number between 1 and {vmax} (w+h-1), got {val}")

@@ -72,6 +72,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -306,9 +307,7 @@ class Solo(Puzzle):
             elif ch == "_":
                 i += 1
             elif "1" <= ch <= "9":
-                j = i
-                while j < len(desc) and "0" <= desc[j] <= "9":
-                    j += 1
+                j = digits_end(desc, i)
                 val = int(desc[i:j])
                 if val > n:
                     raise GameIdError(desc, i, f"a number from 1 to {n} (out-of-range number {val})")

@@ -72,6 +72,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -172,16 +173,12 @@ class Tents(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
-        i, n = 0, len(text)
-        while i < n and "0" <= text[i] <= "9":
-            i += 1
+        i, n = digits_end(text, 0), len(text)
         if i == 0:
             raise GameIdError(text, 0, "the grid width (a number >= 4)")
         w = h = int(text[:i])
         if i < n and text[i] == "x":
-            j = i + 1
-            while j < n and "0" <= text[j] <= "9":
-                j += 1
+            j = digits_end(text, i + 1)
             if j == i + 1:
                 raise GameIdError(text, i + 1, "the grid height after 'x'")
             h, i = int(text[i + 1:j]), j
@@ -249,9 +246,7 @@ class Tents(Puzzle):
             if desc[p] != ",":
                 raise GameIdError(desc, p, "',' before the next count" if k else
                                   f"',' after the tree data (it already covers the {w}x{h} grid)")
-            q = p + 1
-            while q < n and "0" <= desc[q] <= "9":
-                q += 1
+            q = digits_end(desc, p + 1)
             counts.append(int(desc[p + 1:q]) if q > p + 1 else 0)
             p = q
         if p < n:

@@ -73,6 +73,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -297,9 +298,7 @@ class Towers(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '4de'")
-        i = 0
-        while i < len(text) and "0" <= text[i] <= "9":
-            i += 1
+        i = digits_end(text, 0)
         if i == 0:
             raise GameIdError(text, 0, "the grid size (a number 3..9)")
         w = int(text[:i])
@@ -341,9 +340,7 @@ class Towers(Puzzle):
                 if desc[p] != "/":
                     raise GameIdError(desc, p, "'/' between clues")
                 p += 1
-            q = p
-            while q < n and "0" <= desc[q] <= "9":
-                q += 1
+            q = digits_end(desc, p)
             if q > p:
                 v = int(desc[p:q])
                 if not 1 <= v <= w:
@@ -368,9 +365,7 @@ class Towers(Puzzle):
                 elif ch == "_":
                     p += 1
                 elif "1" <= ch <= "9":
-                    q = p
-                    while q < n and "0" <= desc[q] <= "9":
-                        q += 1
+                    q = digits_end(desc, p)
                     v = int(desc[p:q])
                     if not 1 <= v <= w:
                         raise GameIdError(desc, p, f"a given height between 1 and {w}, got {v}")

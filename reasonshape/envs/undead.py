@@ -83,6 +83,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -246,16 +247,12 @@ class Undead(Puzzle):
         """Parse ``"<w>x<h>[d<diff>]"`` or ``"<n>"``. Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '4x4dt'")
-        i = 0
-        while i < len(text) and "0" <= text[i] <= "9":
-            i += 1
+        i = digits_end(text, 0)
         if i == 0:
             raise GameIdError(text, 0, "the grid width (digits)")
         w = h = int(text[:i])
         if i < len(text) and text[i] == "x":
-            j = i + 1
-            while j < len(text) and "0" <= text[j] <= "9":
-                j += 1
+            j = digits_end(text, i + 1)
             if j == i + 1:
                 raise GameIdError(text, j, "the grid height (digits) after 'x'")
             h, i = int(text[i + 1:j]), j
@@ -285,9 +282,7 @@ class Undead(Puzzle):
         for what in ("ghosts", "vampires", "zombies"):
             if i >= len(desc):
                 raise GameIdError(desc, i, f"the number of {what}")
-            j = i
-            while j < len(desc) and "0" <= desc[j] <= "9":
-                j += 1
+            j = digits_end(desc, i)
             if j >= len(desc) or desc[j] != ",":
                 raise GameIdError(desc, j, f"digits and ',' for the number of {what}")
             totals.append(int(desc[i:j]) if j > i else 0)  # the collection's atoi reads no digits as 0
@@ -318,9 +313,7 @@ class Undead(Puzzle):
                 raise GameIdError(desc, i, f"{2 * (w + h)} sighting counts after the grid ({k} given)")
             if desc[i] != ",":
                 raise GameIdError(desc, i, "',' before a sighting count")
-            j = i + 1
-            while j < len(desc) and "0" <= desc[j] <= "9":
-                j += 1
+            j = digits_end(desc, i + 1)
             clues.append(int(desc[i + 1:j]) if j > i + 1 else 0)
             i = j
         if i != len(desc):
