@@ -21,8 +21,7 @@ $(BIN)/.installed: pyproject.toml
 
 install: $(BIN)/.installed
 
-test: install
-	$(BIN)/ruff check reasonshape tests benchmarks
+test: lint
 	$(BIN)/python -m pytest -q
 
 demo: install
