@@ -186,8 +186,20 @@ def _restrict(flat: _Flat, keep: np.ndarray) -> _Flat:
     return _Flat(nodes, new[flat.src[emask]], new[flat.dst[emask]])
 
 
+#: Up to this many nodes :func:`_mass` runs the recurrence as a Python loop; above, as a sparse triangular solve.
+_LOOP_MAX_NODES = 512
+
+
 def _mass(flat: _Flat) -> np.ndarray:
-    """m = π (I - Q)^{-1} by forward substitution in topological order, shape (n,)."""
+    """m = π (I - Q)^{-1} by forward substitution in topological order, shape (n,): m(v) = π(v) + Σ_{u->v}
+    m(u) / outdeg(u) (METHOD §C), O(V + E) either way.
+
+    Up to ``_LOOP_MAX_NODES`` nodes the recurrence runs as a plain loop that pushes each node's mass to its
+    successors; above, as :func:`scipy.sparse.linalg.spsolve_triangular`. Own loop because building and checking
+    the sparse matrix costs ~150 us whatever the size, about three times the loop on a 2k-token trace's graph
+    (~200 nodes); the solve wins from ~600 nodes on (measured; reasonshape choice). Same values up to rounding
+    (a test compares the two).
+    """
     n, src, dst = flat.n, flat.src, flat.dst
     if n == 0:
         return np.zeros(0)
@@ -196,12 +208,32 @@ def _mass(flat: _Flat) -> np.ndarray:
     pi /= pi.sum()  # a non-empty DAG has a source
     if src.size == 0:
         return pi
+    if n <= _LOOP_MAX_NODES:
+        return _mass_loop(n, src, dst, pi)
     outdeg = np.bincount(src, minlength=n)
     ar = np.arange(n, dtype=np.int64)
     # Row v of (I - Q^T): m(v) - sum_{u->v} m(u)/outdeg(u) = pi(v); lower triangular because src < dst.
     a = sparse.csr_array((np.concatenate([-1.0 / outdeg[src], np.ones(n)]),
                           (np.concatenate([dst, ar]), np.concatenate([src, ar]))), shape=(n, n))
     return spsolve_triangular(a, pi, lower=True, unit_diagonal=True, overwrite_A=True, overwrite_b=True)
+
+
+def _mass_loop(n: int, src: np.ndarray, dst: np.ndarray, pi: np.ndarray) -> np.ndarray:
+    """The recurrence of :func:`_mass` as a loop: in topological order (positions 0..n-1, ``src < dst``), each node's
+    final mass is split evenly among its successors."""
+    if not bool(np.all(src[1:] >= src[:-1])):  # edges grouped by source (the order _flatten gives them)
+        by_src = np.argsort(src, kind="stable")
+        src, dst = src[by_src], dst[by_src]
+    targets = dst.tolist()
+    starts = np.searchsorted(src, np.arange(n + 1)).tolist()
+    m = pi.tolist()
+    for u in range(n):
+        a, b = starts[u], starts[u + 1]
+        if a != b:
+            share = m[u] / (b - a)
+            for k in range(a, b):
+                m[targets[k]] += share
+    return np.array(m)
 
 
 def _entropy_of(m: np.ndarray) -> float | None:

@@ -1,19 +1,25 @@
 """The performance shortcuts of reasonshape.rewards (eta.py, metrics.py) compute exactly what the library routines
 they replace compute: bit-identical entropy (scipy.stats.entropy), the same depth/width as
-networkx.topological_generations, and unchanged metrics on random DAGs with arbitrary node labels."""
+networkx.topological_generations, the same logical mass from the small-graph loop as from the sparse triangular
+solve, and unchanged metrics on random DAGs with arbitrary node labels."""
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import networkx as nx
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import entropy as scipy_entropy
 
 from reasonshape.rewards.eta import _entropy, _entropy_of, _flatten, _mass
 from reasonshape.rewards.metrics import _layers, structural_metrics
+
+# the module (reasonshape.rewards exports a function of the same name)
+eta_module = importlib.import_module("reasonshape.rewards.eta")
 
 
 @st.composite
@@ -49,6 +55,38 @@ def test_layers_match_topological_generations(g):
     gens = [len(layer) for layer in nx.topological_generations(g)]
     assert _layers(_flatten(g)) == (len(gens) - 1, max(gens))
     assert _mass(_flatten(g)).shape == (len(g),)
+
+
+def _mass_with_threshold(flat, threshold: int) -> np.ndarray:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(eta_module, "_LOOP_MAX_NODES", threshold)
+        return _mass(flat)
+
+
+@settings(max_examples=200, deadline=None)
+@given(dags())
+def test_mass_loop_equals_sparse_solve(g):
+    flat = _flatten(g)
+    loop, sparse = _mass_with_threshold(flat, 10**9), _mass_with_threshold(flat, 0)
+    np.testing.assert_allclose(loop, sparse, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("n", [511, 512, 513, 1500])
+def test_mass_loop_and_sparse_solve_around_the_threshold(n):
+    # a random DAG on shuffled ids: _flatten reorders it, so the loop also meets edges not grouped by source
+    rng = np.random.default_rng(n)
+    src = rng.integers(0, n - 1, 3 * n)
+    dst = np.minimum(n - 1, src + 1 + rng.integers(0, 40, 3 * n))
+    ids = rng.permutation(n) * 7 + 3
+    g = nx.DiGraph()
+    g.add_nodes_from(ids.tolist()[::-1])
+    g.add_edges_from(zip(ids[src].tolist(), ids[dst].tolist(), strict=True))
+    flat = _flatten(g)
+    m = _mass(flat)
+    sources = np.bincount(flat.dst, minlength=n) == 0
+    assert m.shape == (n,) and math.isclose(m[sources].sum(), 1.0) and bool(np.all(m > 0))
+    np.testing.assert_allclose(m, _mass_with_threshold(flat, 0), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(m, _mass_with_threshold(flat, 10**9), rtol=1e-12, atol=1e-15)
 
 
 def test_layers_hand_value():
