@@ -378,10 +378,12 @@ _POS_LIST_AFTER = re.compile(r"\s*(?:or|and|/|&|,)\s*(?:the\s+)?\d{1,2}\b(?!\s*(
                              re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Mention:
+class Mention(NamedTuple):
     """A claim found in a sentence: the claim and its ``[start, end)`` span in the trace; ``listing`` is True for
-    claims read from a row listing or a written-out grid (these are not premises of each other)."""
+    claims read from a row listing or a written-out grid (these are not premises of each other).
+
+    A named tuple: immutable, and built by one tuple allocation where a frozen dataclass runs one
+    ``object.__setattr__`` per field; several are built per sentence (reasonshape choice, for speed)."""
 
     claim: Claim
     start: int
@@ -433,6 +435,11 @@ class SchemaReader:
         self._pos = re.compile(
             rf"\s*(?P<p>=|:|->|→|is|must\s+be|has\s+to\s+be|should\s+be|needs\s+to\s+be|becomes|gets|contains|"
             rf"holds|will\s+be|would\s+be|has)\s*{art}{_OPEN_Q}(?P<v>{v})(?![\w-])", re.IGNORECASE)
+        # The four predicates above as one alternation, tried in the same order at the same position (one regex
+        # call per cell reference instead of up to four; the group names get the predicate's name as a prefix).
+        self._pred = re.compile("|".join(
+            f"(?P<{name}>{pat.pattern.replace('(?P<', f'(?P<{name}_')})" for name, pat in
+            (("neg", self._neg), ("cand", self._cand), ("cor", self._cand_or), ("pos", self._pos))), re.IGNORECASE)
         self._place_val = re.compile(rf"(?P<v>{v})\s+(?:at|in|into|on)\s+(?:cell\s+)?$", re.IGNORECASE)
         # "Row 6: 6 in position 1", "We have 3 in position 4": the value right before a positional reference.
         self._val_in = re.compile(rf"{_OPEN_Q}(?P<v>{v})[\"'`’”]?\s+(?:is\s+)?(?:in|at)\s+$", re.IGNORECASE)
@@ -559,15 +566,16 @@ class SchemaReader:
             a, b = ref.start, ref.end
             ref_end = offset + b
             end = min(len(text), b + _WINDOW)
-            pm = self._neg.match(text, b, end)
-            if pm:
-                cl = self._claim(cell, self.value(pm.group("v")), False)
+            pm = self._pred.match(text, b, end)  # = neg, else cand, else cand_or, else pos (first that matches)
+            kind = pm.lastgroup if pm else None
+            if kind == "neg":
+                cl = self._claim(cell, self.value(pm.group("neg_v")), False)
                 if cl:
                     out.append((Mention(cl, offset + a, offset + pm.end()), ref_end))
                 continue
-            pm = self._cand.match(text, b, end) or self._cand_or.match(text, b, end)
-            if pm:
-                vals = [self.value(t) for t in re.split(r"\s*(?:,|or|/|\|)\s*", pm.group("vs")) if t.strip()]
+            if kind == "cand" or kind == "cor":
+                vs = pm.group(kind + "_vs")
+                vals = [self.value(t) for t in re.split(r"\s*(?:,|or|/|\|)\s*", vs) if t.strip()]
                 vals = tuple(sorted({x for x in vals if x is not None and x in self.domains[cell]}, key=str))
                 if len(vals) >= 2:
                     out.append((Mention(Claim("candidates", (cell,), vals), offset + a, offset + pm.end()), ref_end))
@@ -575,11 +583,14 @@ class SchemaReader:
                 if len(vals) == 1:
                     out.append((Mention(self._claim(cell, vals[0]), offset + a, offset + pm.end()), ref_end))
                     continue
-            pm = self._pos.match(text, b, end)
-            if pm and pm.group("p") in (":", "->", "→") and _COMPARE_AFTER.match(text, pm.end()):
+                pm = self._pos.match(text, b, end)  # no usable value in the list: a value claim?
+                sign, value = (pm.group("p"), pm.group("v")) if pm else (None, None)
+            elif kind == "pos":
+                sign, value = pm.group("pos_p"), pm.group("pos_v")
+            if pm and sign in (":", "->", "→") and _COMPARE_AFTER.match(text, pm.end()):
                 pm = None  # "(1,1) > (2,1): 3 > 2": a check of values, not a value claim
             if pm:
-                cl = self._claim(cell, self.value(pm.group("v")))
+                cl = self._claim(cell, self.value(value))
                 if cl:
                     out.append((Mention(cl, offset + a, offset + pm.end()), ref_end))
                 continue
