@@ -182,6 +182,11 @@ def _forms_at(anchor: str) -> re.Pattern:
     return _FORMS_AT.get(anchor[:2], _REF)
 
 
+# anchor text -> _forms_at(anchor), filled on first use (bounded: anchors are short fixed strings, ordinals and
+# "the" + one whitespace character)
+_FORMS_OF_ANCHOR: dict[str, re.Pattern] = {}
+
+
 def _ref_matches(text: str):
     """``_REF.finditer(text)``, tried only at anchor positions (non-overlapping, left to right)."""
     low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)  # same offsets either way
@@ -190,7 +195,11 @@ def _ref_matches(text: str):
         a = _ANCHOR.search(low, pos)
         if a is None:
             return
-        m = _forms_at(a.group()).match(text, a.start())
+        anchor = a.group()
+        forms = _FORMS_OF_ANCHOR.get(anchor)
+        if forms is None:
+            forms = _FORMS_OF_ANCHOR[anchor] = _forms_at(anchor)
+        m = forms.match(text, a.start())
         if m is None or m.end() == m.start():
             pos = a.start() + 1
             continue
