@@ -239,6 +239,42 @@ def read_int(text: str, i: int, what: str) -> tuple[int, int]:
     return int(text[i:j]), j
 
 
+def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
+    """Read the ``W[xH]`` prefix of a params string, as the collection's ``decode_params`` do.
+
+    Parameters
+    ----------
+    text : str
+        A params string such as ``"7x7"``, ``"9x6"``, ``"5"`` or ``"7x7i30e10m2d1"``.
+    max_side : int
+        Largest accepted width or height (reasonshape choice: a bound against absurd IDs).
+
+    Returns
+    -------
+    (w, h, end) : tuple of int
+        Width (columns), height (rows; ``h = w`` when ``xH`` is absent) and the index just after the prefix.
+
+    Raises
+    ------
+    GameIdError
+        No leading digits, no digits after ``x``, or a side outside ``1..max_side`` (with the position).
+    """
+    i, n = digits_end(text, 0), len(text)
+    if i == 0:
+        raise GameIdError(text, 0, "a width (decimal digits)")
+    w = int(text[:i])
+    h = w
+    if i < n and text[i] == "x":
+        j = digits_end(text, i + 1)
+        if j == i + 1:
+            raise GameIdError(text, i + 1, "a height (decimal digits) after 'x'")
+        h = int(text[i + 1:j])
+        i = j
+    if not (1 <= w <= max_side and 1 <= h <= max_side):
+        raise GameIdError(text, 0, f"width and height between 1 and {max_side}, got {w}x{h}")
+    return w, h, i
+
+
 def instance_rng(seed: int, puzzle: str, level: str, index: int = 0) -> random.Random:
     """The RNG of one generated instance, seeded from (seed, puzzle, level, index) so that every instance is
     reproducible alone and generation is order-independent (reasonshape choice, after reasoning-gym)."""

@@ -59,8 +59,8 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     digits_end,
+    parse_wxh,
 )
-from reasonshape.envs.range import parse_wxh
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
 

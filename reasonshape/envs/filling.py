@@ -46,8 +46,8 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    parse_wxh,
 )
-from reasonshape.envs.range import parse_wxh
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
 

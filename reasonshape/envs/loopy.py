@@ -95,6 +95,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    parse_wxh,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -157,10 +158,7 @@ class Loopy(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '7x7t0dt'")
-        w, i = read_int(text, 0, "the grid width (digits)")
-        h = w
-        if i < len(text) and text[i] == "x":
-            h, i = read_int(text, i + 1, "the grid height (digits) after 'x'")
+        w, h, i = parse_wxh(text)
         gtype = 0
         if i < len(text) and text[i] == "t":
             at = i + 1

@@ -82,7 +82,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
-    digits_end,
+    parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -216,15 +216,7 @@ class Magnets(Puzzle):
         """Parse ``"<w>x<h>[d<diff>][S]"`` or ``"<n>"``. Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '6x5dt'")
-        i = digits_end(text, 0)
-        if i == 0:
-            raise GameIdError(text, 0, "the grid width (digits)")
-        w = h = int(text[:i])
-        if i < len(text) and text[i] == "x":
-            j = digits_end(text, i + 1)
-            if j == i + 1:
-                raise GameIdError(text, j, "the grid height (digits) after 'x'")
-            h, i = int(text[i + 1:j]), j
+        w, h, i = parse_wxh(text)
         diff, strip = "e", False
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:

@@ -48,11 +48,12 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     digits_end,
+    parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
-__all__ = ["RangeParams", "RangePuzzle", "PUZZLE", "parse_wxh"]
+__all__ = ["RangeParams", "RangePuzzle", "PUZZLE"]
 
 _DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 
@@ -63,42 +64,6 @@ class RangeParams:
 
     w: int
     h: int
-
-
-def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
-    """Read the ``W[xH]`` prefix of a params string, as the collection's ``decode_params`` do.
-
-    Parameters
-    ----------
-    text : str
-        A params string such as ``"7x7"``, ``"9x6"``, ``"5"`` or ``"7x7i30e10m2d1"``.
-    max_side : int
-        Largest accepted width or height (reasonshape choice: a bound against absurd IDs).
-
-    Returns
-    -------
-    (w, h, end) : tuple of int
-        Width (columns), height (rows; ``h = w`` when ``xH`` is absent) and the index just after the prefix.
-
-    Raises
-    ------
-    GameIdError
-        No leading digits, no digits after ``x``, or a side outside ``1..max_side`` (with the position).
-    """
-    i, n = digits_end(text, 0), len(text)
-    if i == 0:
-        raise GameIdError(text, 0, "a width (decimal digits)")
-    w = int(text[:i])
-    h = w
-    if i < n and text[i] == "x":
-        j = digits_end(text, i + 1)
-        if j == i + 1:
-            raise GameIdError(text, i + 1, "a height (decimal digits) after 'x'")
-        h = int(text[i + 1:j])
-        i = j
-    if not (1 <= w <= max_side and 1 <= h <= max_side):
-        raise GameIdError(text, 0, f"width and height between 1 and {max_side}, got {w}x{h}")
-    return w, h, i
 
 
 def _neighbours(r: int, c: int, h: int, w: int):

@@ -79,6 +79,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    parse_wxh,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -154,10 +155,7 @@ class Signpost(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '4x4c'")
-        w, i = read_int(text, 0, "the grid width (digits)")
-        h = w
-        if i < len(text) and text[i] == "x":
-            h, i = read_int(text, i + 1, "the grid height (digits) after 'x'")
+        w, h, i = parse_wxh(text)
         corners = False
         if i < len(text) and text[i] == "c":
             corners, i = True, i + 1

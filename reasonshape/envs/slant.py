@@ -76,7 +76,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
-    read_int,
+    parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError
@@ -165,10 +165,7 @@ class Slant(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '5x5dh'")
-        w, i = read_int(text, 0, "the grid width (digits)")
-        h = w
-        if i < len(text) and text[i] == "x":
-            h, i = read_int(text, i + 1, "the grid height (digits) after 'x'")
+        w, h, i = parse_wxh(text)
         diff = "e"
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:

@@ -73,6 +73,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     digits_end,
+    parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -173,15 +174,8 @@ class Tents(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
-        i, n = digits_end(text, 0), len(text)
-        if i == 0:
-            raise GameIdError(text, 0, "the grid width (a number >= 4)")
-        w = h = int(text[:i])
-        if i < n and text[i] == "x":
-            j = digits_end(text, i + 1)
-            if j == i + 1:
-                raise GameIdError(text, i + 1, "the grid height after 'x'")
-            h, i = int(text[i + 1:j]), j
+        w, h, i = parse_wxh(text)
+        n = len(text)
         diff = "e"
         if i < n:
             if text[i] != "d":

@@ -93,6 +93,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    parse_wxh,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -189,10 +190,7 @@ class Tracks(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
-        w, i = read_int(text, 0, "the grid width (digits)")
-        h = w
-        if i < len(text) and text[i] == "x":
-            h, i = read_int(text, i + 1, "the grid height (digits) after 'x'")
+        w, h, i = parse_wxh(text)
         diff, single = "t", True
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:

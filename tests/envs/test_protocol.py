@@ -10,6 +10,7 @@ import pytest
 
 from reasonshape import envs
 from reasonshape.envs import ClaimLabel, Instance, ParsedAnswer
+from reasonshape.envs.base import parse_wxh
 from reasonshape.errors import AnswerParseError, GameIdError, UnknownPuzzleError
 from tests.envs._tatham import dev_rows
 
@@ -145,3 +146,33 @@ def test_params_with_other_scripts_digits_are_rejected(name):
             if "0" <= ch <= "9":
                 with pytest.raises(GameIdError):
                     p.parse_params(params[:i] + "\u0663" + params[i + 1:])
+
+
+def test_parse_wxh():
+    assert parse_wxh("7x5i30") == (7, 5, 3)
+    assert parse_wxh("9") == (9, 9, 1)
+    assert parse_wxh("12x3dt") == (12, 3, 4)
+    for bad, pos, what in (("", 0, "a width"), ("x5", 0, "a width"), ("5x", 2, "a height"), ("5xd", 2, "a height"),
+                           ("100x5", 0, "width and height between 1 and 99"),
+                           ("5x0", 0, "width and height between 1 and 99")):
+        with pytest.raises(GameIdError, match=f"at position {pos}: expected {what}"):
+            parse_wxh(bad)
+    assert parse_wxh("120x3", max_side=200) == (120, 3, 5)
+
+
+# The puzzles whose params start with the collection's "W[xH]" (read by parse_wxh): a missing height after 'x'
+# and an absurd side are typed errors at the right position.
+WXH_PUZZLES = ("bridges", "filling", "loopy", "magnets", "net", "range", "signpost", "slant", "tents", "tracks",
+               "undead")
+
+
+@pytest.mark.parametrize("name", WXH_PUZZLES)
+def test_wxh_params_prefix(name):
+    p = envs.get(name)
+    level = p.LEVELS["easy"]
+    w, h, i = parse_wxh(level)
+    assert (p.parse_params(level).w, p.parse_params(level).h) == (w, h)
+    with pytest.raises(GameIdError, match=f"at position {len(str(w)) + 1}: expected a height"):
+        p.parse_params(f"{w}x" + level[i:])
+    with pytest.raises(GameIdError, match="at position 0: expected width and height between 1 and 99"):
+        p.parse_params(f"{w}x100" + level[i:])
