@@ -189,7 +189,6 @@ class PuzzleContext:
         for g in self.givens:
             for var, _ in self.assigns.get(g, ()):
                 self.given_value[var] = g
-        self._labels: dict[Claim, ClaimLabel] = {}
         self._info: dict[Claim, _ClaimInfo] = {}
         self._label_by_id: list[ClaimLabel | None] = []
         self._claim_units: dict[Claim, set[int]] | None = None
@@ -208,10 +207,11 @@ class PuzzleContext:
         return inf
 
     def label_of(self, inf: _ClaimInfo) -> ClaimLabel:
-        """:meth:`label` of ``inf.claim``, cached by claim id."""
+        """The puzzle's label of ``inf.claim`` (:func:`~reasonshape.extraction.labels.label_claim`), computed once
+        per instance and claim, cached by claim id."""
         lab = self._label_by_id[inf.cid]
         if lab is None:
-            lab = self._label_by_id[inf.cid] = self.label(inf.claim)
+            lab = self._label_by_id[inf.cid] = label_claim(self.puzzle, self.instance, inf.claim)
         return lab
 
     def effects(self, claim: Claim) -> tuple[list, list]:
@@ -249,10 +249,8 @@ class PuzzleContext:
         return {i for i in cands if _contains_phrase(low, self.unit_names[i])}
 
     def label(self, claim: Claim) -> ClaimLabel:
-        lab = self._labels.get(claim)
-        if lab is None:
-            lab = self._labels[claim] = label_claim(self.puzzle, self.instance, claim)
-        return lab
+        """:meth:`label_of` the claim's :meth:`info` (one cache for both)."""
+        return self.label_of(self.info(claim))
 
 
 class _ClaimInfo(NamedTuple):
