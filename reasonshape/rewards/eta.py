@@ -17,7 +17,8 @@ Edge-case policy (METHOD C; reasonshape choices where the paper is silent):
 * natural logarithm; H_str in nats, ``0 <= H_str <= ln|V|`` (rounding is clamped into that range);
 * η is ``None`` (undefined) when |V| < 2, |C*| < 1, or |V| <= |C*|;
 * η >= 0 always (H_str <= ln|V|); it exceeds 1 when H_str < ln|C*|. Evaluation reports the raw value, the reward
-  uses the value clipped to [0, 1] (``clip=True``);
+  uses the value clipped to [0, 1] (``clip=True``). η is exactly 0 when H_str is within ``1e-12 ln|V|`` of ln|V|
+  (a uniform mass, e.g. a pure chain or claims without edges, whose entropy sum rounds to ln|V| ± 1e-15);
 * |C*| is, by default, the number of distinct C* claims passed in (``c_star_count="given"``): the size of the
   instance's minimal solution claim set, a property of the instance (paper A: "the minimal number of claims that
   state the solution"), so every trace of one instance is normalised by the same ln|C*|. With
@@ -35,12 +36,12 @@ DiGraph, C* is given as node ids (or, for :func:`eta` only, as the integer |C*|)
 
 Implementation: the graph is flattened to integer arrays in a topological order (node-id order for a claim graph,
 which its invariants make topological; insertion order when that is already topological; else Kahn's algorithm
-on the edge arrays), and the recurrence above is solved as the sparse unit-lower-triangular system
-(I - Q^T) m = π by forward substitution (:func:`scipy.sparse.linalg.spsolve_triangular`, compiled), which visits
-each node and edge once: O(V + E) time and memory. G_sol/G_ver are multi-source searches with
-:func:`scipy.sparse.csgraph.breadth_first_order` (one search from a virtual root instead of one
-:func:`networkx.ancestors` call per C* node, which would be O(|C*| (V + E))). The dense (I - Q)^{-1} exists only in
-the tests, as the oracle.
+on the edge arrays), and the recurrence above is solved by forward substitution, which visits each node and edge
+once: O(V + E) time and memory; up to 512 nodes as a loop, above as the sparse unit-lower-triangular system
+(I - Q^T) m = π (:func:`scipy.sparse.linalg.spsolve_triangular`, compiled; see :func:`_mass` for why both).
+G_sol/G_ver are multi-source searches with :func:`scipy.sparse.csgraph.breadth_first_order` (one search from a
+virtual root instead of one :func:`networkx.ancestors` call per C* node, which would be O(|C*| (V + E))). The
+dense (I - Q)^{-1} exists only in the tests, as the oracle.
 
 References
 ----------
@@ -493,6 +494,10 @@ def g_ver(graph: Any, c_star: Iterable[Any]) -> frozenset:
     return frozenset(v for v, k in zip(flat.nodes, ver.tolist(), strict=True) if k)
 
 
+#: Relative distance of H_str below ln|V| under which η is exactly 0 (see the module docstring).
+_UNIFORM_RTOL = 1e-12
+
+
 def eta_from_entropy(h_str: float | None, n_nodes: int, c_star_size: int, clip: bool = False) -> float | None:
     """η = (ln|V| - H_str) / (ln|V| - ln|C*|) with the edge-case policy of the module docstring.
 
@@ -523,8 +528,10 @@ def eta_from_entropy(h_str: float | None, n_nodes: int, c_star_size: int, clip: 
     if h_str is None or n_nodes < 2 or c_star_size < 1 or n_nodes <= c_star_size:
         return None
     ln_v = math.log(n_nodes)
-    value = (ln_v - h_str) / (ln_v - math.log(c_star_size))
-    value = max(value, 0.0)  # H_str <= ln|V|: only rounding can make it negative
+    gap = ln_v - h_str  # >= 0: H_str <= ln|V|
+    if gap <= _UNIFORM_RTOL * ln_v:  # a uniform mass, up to the rounding of the entropy sum (also gap < 0)
+        return 0.0
+    value = gap / (ln_v - math.log(c_star_size))
     return min(value, 1.0) if clip else value
 
 

@@ -182,7 +182,16 @@ class TestEta:
         # Uniform mass: H_str = ln|V|, so the numerator vanishes whatever |C*| is.
         g = nx.path_graph(10, create_using=nx.DiGraph)
         for c in (1, 3, 9):
-            assert eta(g, c) == pytest.approx(0.0, abs=1e-12)
+            assert eta(g, c) == 0.0
+
+    def test_uniform_mass_is_exactly_zero(self):
+        # A chain or claims without edges (a bare answer's graph) has uniform mass; the entropy sum can round to
+        # ln|V| - 2e-16, which must not turn into a positive eta (a shaped reward of 1.1000000000000003).
+        for n in range(2, 300):
+            for g in (nx.path_graph(n, create_using=nx.DiGraph), nx.empty_graph(n, create_using=nx.DiGraph)):
+                assert eta(g, 1) == 0.0 and eta(g, max(1, n // 2)) in (0.0, None)
+        assert eta_from_entropy(LN(7) + 1e-15, 7, 2) == 0.0  # rounded above ln|V|
+        assert eta_from_entropy(LN(7) - 1e-9, 7, 2) == pytest.approx(1e-9 / (LN(7) - LN(2)))  # a real gap counts
 
     def test_funnel_value(self):
         # 4 sources -> sink, C* = {sink}: H = ln 2 + ln(4)/2 = ln 4, eta = (ln 5 - ln 4) / (ln 5 - ln 1).
