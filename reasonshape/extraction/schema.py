@@ -577,6 +577,7 @@ class SchemaReader:
             end = min(len(text), b + _WINDOW)
             pm = self._pred.match(text, b, end)  # = neg, else cand, else cand_or, else pos (first that matches)
             kind = pm.lastgroup if pm else None
+            sign = value = None  # of a value claim ("pos")
             if kind == "neg":
                 cl = self._claim(cell, self.value(pm.group("neg_v")), False)
                 if cl:
