@@ -10,17 +10,18 @@ split into sentences s_1..s_n"); the splitting rule is a reasonshape choice.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["Sentence", "trace_text", "split_sentences"]
 
 REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
 
 
-@dataclass(frozen=True)
-class Sentence:
-    """One sentence: its index, ``[start, end)`` character offsets into the trace, and its text."""
+class Sentence(NamedTuple):
+    """One sentence: its index, ``[start, end)`` character offsets into the trace, and its text.
+
+    A named tuple (immutable; one per sentence of every trace, built without a frozen dataclass's per-field
+    ``object.__setattr__``: reasonshape choice, for speed)."""
 
     index: int
     start: int
