@@ -192,8 +192,8 @@ def _forms_at(anchor: str) -> re.Pattern:
     return _FORMS_AT.get(anchor[:2], _REF)
 
 
-# anchor text -> _forms_at(anchor), filled on first use (bounded: anchors are short fixed strings, ordinals and
-# "the" + one whitespace character)
+# anchor text -> _forms_at(anchor), filled on first use (bounded: the anchor alternation matches short strings only,
+# at most a few thousand distinct ones even with every Unicode digit and whitespace character)
 _FORMS_OF_ANCHOR: dict[str, re.Pattern] = {}
 
 
@@ -458,7 +458,7 @@ class SchemaReader:
             rf"\s*(?P<p>=|:|->|→|is|must\s+be|has\s+to\s+be|should\s+be|needs\s+to\s+be|becomes|gets|contains|"
             rf"holds|will\s+be|would\s+be|has)\s*{art}{_OPEN_Q}(?P<v>{v})(?![\w-])", re.IGNORECASE)
         # The four predicates above as one alternation, tried in the same order at the same position (one regex
-        # call per cell reference instead of up to four; the group names get the predicate's name as a prefix).
+        # call per cell reference instead of up to four; group names get a prefix: neg_, cand_, cor_ (cand_or), pos_).
         self._pred = re.compile("|".join(
             f"(?P<{name}>{pat.pattern.replace('(?P<', f'(?P<{name}_')})" for name, pat in
             (("neg", self._neg), ("cand", self._cand), ("cor", self._cand_or), ("pos", self._pos))), re.IGNORECASE)

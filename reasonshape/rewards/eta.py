@@ -18,7 +18,7 @@ Edge-case policy (METHOD C; reasonshape choices where the paper is silent):
 * η is ``None`` (undefined) when |V| < 2, |C*| < 1, or |V| <= |C*|;
 * η >= 0 always (H_str <= ln|V|); it exceeds 1 when H_str < ln|C*|. Evaluation reports the raw value, the reward
   uses the value clipped to [0, 1] (``clip=True``). η is exactly 0 when H_str is within ``1e-12 ln|V|`` of ln|V|
-  (a uniform mass, e.g. a pure chain or claims without edges, whose entropy sum rounds to ln|V| ± 1e-15);
+  (a uniform mass, e.g. a pure chain or claims without edges, whose entropy sum rounds to ln|V| ± ~1e-15);
 * |C*| is, by default, the number of distinct C* claims passed in (``c_star_count="given"``): the size of the
   instance's minimal solution claim set, a property of the instance (paper A: "the minimal number of claims that
   state the solution"), so every trace of one instance is normalised by the same ln|C*|. With

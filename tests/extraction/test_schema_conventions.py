@@ -14,6 +14,7 @@ rows 652134 / 235461 / 524613 / 361245 / 146352 / 413526).
 from __future__ import annotations
 
 import functools
+import itertools
 import time
 from pathlib import Path
 
@@ -321,3 +322,38 @@ def test_whitespace_bombs_after_line_words():
         assert cell_refs(text) == []
         reader().read(text)
         assert time.perf_counter() - t0 < 10.0
+
+
+@functools.cache
+def _reader(name: str) -> SchemaReader:
+    p = envs.get(name)
+    return SchemaReader(p, p.generate("easy", seed=0, index=0))
+
+
+_VERBS = ("is", "is not", "isn't", "can be", "can only be", "could be", "is either", "must be", "must be either",
+          "must not be", "cannot be", "=", "!=", "≠", ":", "->", "→", "has", "becomes", "candidates are", "∈", "in",
+          "has to be", "will be", "gets", "x")
+_VALUE_LISTS = ("1", "12", "tent", "'2'", "1, 2", "1 or 2", "1, 2, or 3", "tent or grass", "1/2", "`3` | 4", "x", "-")
+
+
+@pytest.mark.parametrize("name", ["tents", "solo", "unequal", "lightup", "magnets"])
+def test_combined_predicate_is_the_first_of_the_four_that_matches(name):
+    # _pred must equal trying _neg, then _cand, then _cand_or, then _pos at the same place: same kind, span, groups
+    r = _reader(name)
+    kinds = set()
+    for verb in _VERBS:
+        for lead, article, bracket, values, tail in itertools.product(
+                ("", " "), (" ", "", " a ", " the ", " either "), ("", "{"), _VALUE_LISTS, ("", ".", " > 2")):
+            text = lead + verb + article + bracket + values + tail
+            pm = r._pred.match(text, 0, len(text))
+            seq = next(((kind, m) for kind, pat in (("neg", r._neg), ("cand", r._cand), ("cor", r._cand_or),
+                                                    ("pos", r._pos)) if (m := pat.match(text, 0, len(text)))),
+                       (None, None))
+            assert (pm.lastgroup if pm else None) == seq[0], text
+            if pm:
+                kinds.add(seq[0])
+                m = seq[1]
+                assert pm.span() == m.span(), text
+                assert {f"{seq[0]}_{k}": v for k, v in m.groupdict().items()} == {
+                    k: v for k, v in pm.groupdict().items() if k.startswith(seq[0] + "_")}, text
+    assert kinds == {"neg", "cand", "cor", "pos"}
