@@ -259,17 +259,10 @@ def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
     GameIdError
         No leading digits, no digits after ``x``, or a side outside ``1..max_side`` (with the position).
     """
-    i, n = digits_end(text, 0), len(text)
-    if i == 0:
-        raise GameIdError(text, 0, "a width (decimal digits)")
-    w = int(text[:i])
+    w, i = read_int(text, 0, "a width (decimal digits)")
     h = w
-    if i < n and text[i] == "x":
-        j = digits_end(text, i + 1)
-        if j == i + 1:
-            raise GameIdError(text, i + 1, "a height (decimal digits) after 'x'")
-        h = int(text[i + 1:j])
-        i = j
+    if i < len(text) and text[i] == "x":
+        h, i = read_int(text, i + 1, "a height (decimal digits) after 'x'")
     if not (1 <= w <= max_side and 1 <= h <= max_side):
         raise GameIdError(text, 0, f"width and height between 1 and {max_side}, got {w}x{h}")
     return w, h, i

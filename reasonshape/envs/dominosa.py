@@ -74,6 +74,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     digits_end,
+    read_int,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -180,10 +181,8 @@ class Dominosa(Puzzle):
         """Parse ``"<n>"`` or ``"<n>d<diff>"`` (also the legacy ``"<n>a"``). Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '3db'")
-        i = digits_end(text, 0)
-        if i == 0:
-            raise GameIdError(text, 0, "the largest domino number n (digits)")
-        n, diff = int(text[:i]), "b"
+        n, i = read_int(text, 0, "the largest domino number n (digits)")
+        diff = "b"
         while i < len(text):
             ch = text[i]
             if ch == "a":

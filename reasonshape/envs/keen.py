@@ -80,6 +80,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     digits_end,
+    read_int,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -383,10 +384,8 @@ class Keen(Puzzle):
         """Parse ``"<w>"`` or ``"<w>d<diff>[m]"`` (also ``"<w>m"``). Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '5dn'")
-        i = digits_end(text, 0)
-        if i == 0:
-            raise GameIdError(text, 0, "the grid size w (digits)")
-        w, diff, mult = int(text[:i]), "n", False
+        w, i = read_int(text, 0, "the grid size w (digits)")
+        diff, mult = "n", False
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
                 raise GameIdError(text, i + 1, f"a difficulty letter, one of {list(_DIFFS)}")

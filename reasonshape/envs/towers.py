@@ -74,6 +74,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     digits_end,
+    read_int,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -298,10 +299,7 @@ class Towers(Puzzle):
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '4de'")
-        i = digits_end(text, 0)
-        if i == 0:
-            raise GameIdError(text, 0, "the grid size (a number 3..9)")
-        w = int(text[:i])
+        w, i = read_int(text, 0, "the grid size (a number 3..9)")
         if not 3 <= w <= 9:
             raise GameIdError(text, 0, f"grid size between 3 and 9, got {w}")
         diff = "e"
