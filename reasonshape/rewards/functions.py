@@ -613,10 +613,11 @@ class RewardScorer:
     def _log_su(self, b: _Batch, seconds: float, log_metric: Callable | None, log_extra: Callable | None) -> None:
         metrics: dict[str, float] = {"su_time_s": seconds}
         if b.su:
-            heard = [gs for gs in b.su if not _no_verdict(gs)]  # the others' U / A / I come from ties only
-            keys = sorted({k for gs in b.su for k in gs.metrics()})
+            # a group without a readable verdict counts in the unparsed rate only: its U / A / I come from ties alone
+            per_group = [(gs.metrics(), _no_verdict(gs)) for gs in b.su]
+            keys = sorted({k for m, _ in per_group for k in m})
             for k in keys:
-                vals = [gs.metrics()[k] for gs in (b.su if k == "su/unparsed_rate" else heard) if k in gs.metrics()]
+                vals = [m[k] for m, mute in per_group if k in m and (k == "su/unparsed_rate" or not mute)]
                 vals = [v for v in vals if v is not None and math.isfinite(v)]
                 if vals:
                     metrics[k] = sum(vals) / len(vals)
