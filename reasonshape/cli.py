@@ -11,7 +11,7 @@ import importlib
 import logging
 import sys
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "read_input"]
 
 #: Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMAND_MODULES = (
@@ -21,6 +21,23 @@ SUBCOMMAND_MODULES = (
     "reasonshape.training.eval",  # eval
     "reasonshape.demo",  # demo
 )
+
+
+def read_input(path: str, command: str) -> str:
+    """The text of the file ``path`` (UTF-8), or of stdin for ``"-"``: the input file of ``command``.
+
+    An unreadable file (missing, a directory, no permission, not UTF-8) ends the command with one line on stderr
+    naming the file and the cause, and exit status 2 (argparse's status for bad arguments), not a traceback.
+    """
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        cause = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        print(f"reasonshape {command}: error: cannot read {path!r}: {cause}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

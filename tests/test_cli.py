@@ -39,6 +39,29 @@ def test_game_id_without_puzzle_name_is_a_clear_error(capsys):
     assert main(["puzzles", "render", "6x6de:_g_gcgda,0,1,1,2,0,3,2,1,1,1,1,1", "--puzzle", "tents"]) == 0
 
 
+def test_unknown_puzzle_prefix_names_the_puzzle(capsys):
+    assert main(["puzzles", "render", "foo:6x6de:_g_gcgda,0,1,1,2,0,3,2,1,1,1,1,1"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown puzzle 'foo'" in err and "tents" in err and "prefix" not in err
+
+
+GAME_ID = "tents:6x6de:_g_gcgda,0,1,1,2,0,3,2,1,1,1,1,1"
+
+
+@pytest.mark.parametrize("argv", [["puzzles", "check", GAME_ID], ["graph", "--game-id", GAME_ID]])
+def test_unreadable_input_file_is_a_one_line_error(argv, tmp_path, capsys):
+    command = " ".join(a for a in argv[:2] if not a.startswith("-") and a != GAME_ID)
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    for name, cause in (("missing.txt", "No such file or directory"), (".", "Is a directory"),
+                        ("latin1.txt", "can't decode")):
+        with pytest.raises(SystemExit) as exc:
+            main([*argv, str(tmp_path / name)])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"reasonshape {command}: error: cannot read ") and cause in err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_bad_game_id_reports_the_position(capsys):
     assert main(["puzzles", "solve", "tents:6x6de:_g_gcgda,0,1"]) == 2
     assert "position" in capsys.readouterr().err

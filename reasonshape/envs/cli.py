@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 __all__ = ["add_parser", "main"]
 
@@ -53,6 +52,8 @@ def resolve_game_id(game_id: str, puzzle: str | None):
         head, sep, rest = text.partition(":")
         if sep and head in envs.PUZZLE_NAMES:
             name, text = head, rest
+        elif sep and head.isalpha():  # a name prefix, but not a puzzle's (params always start with a digit)
+            envs.get(head)  # raises UnknownPuzzleError, listing the known names
         else:
             raise GameIdError(game_id, 0, "a puzzle name prefix ('tents:8x8dt:...') or the --puzzle option")
     p = envs.get(name)
@@ -96,7 +97,9 @@ def main(args) -> int:
             print("unique: yes" if res.unique else "unique: no (several solutions)")
         return 0
     # check
-    text = sys.stdin.read() if args.answer_file == "-" else open(args.answer_file, encoding="utf-8").read()
+    from reasonshape.cli import read_input
+
+    text = read_input(args.answer_file, "puzzles check")
     from reasonshape.errors import AnswerParseError
 
     try:

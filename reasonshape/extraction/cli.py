@@ -25,13 +25,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def main(args) -> int:
-    import sys
-
+    from reasonshape.cli import read_input
     from reasonshape.envs.cli import resolve_game_id
     from reasonshape.rewards.scorer import score_completion
 
     puzzle, inst = resolve_game_id(args.game_id, args.puzzle)
-    text = sys.stdin.read() if args.trace_file == "-" else open(args.trace_file, encoding="utf-8").read()
+    text = read_input(args.trace_file, "graph")
     backend = None
     if args.llm_base_url or args.llm_model:
         if not (args.llm_base_url and args.llm_model):
