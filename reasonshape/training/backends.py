@@ -383,6 +383,9 @@ class TransformersBackend(GenerationBackend):
                     max_new_tokens=max_tokens, num_return_sequences=n, pad_token_id=self.pad_token_id,
                     eos_token_id=sorted(self.eos_token_ids), return_dict_in_generate=True,
                     output_logits=logprobs is not None,
+                    # a checkpoint saved by a trainer often has use_cache=False in its config (training turns
+                    # the cache off); decoding without the KV cache recomputes the whole prefix at every step
+                    use_cache=True,
                 )
                 if temperature > 0:
                     gen_kwargs.update(do_sample=True, temperature=temperature, top_p=top_p, top_k=0)

@@ -225,6 +225,20 @@ class TestTransformersBackend:
         assert (s.reasoning_text, s.text, s.finish_reason) == ("so", "row 2", "stop")
         assert s.completion_tokens == len(script)
 
+    def test_decodes_with_the_kv_cache_even_when_the_checkpoint_turns_it_off(self, tiny_model_dir):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+        model.config.use_cache = False  # as a GRPO checkpoint saves it
+        model.generation_config.use_cache = False
+        fed = []  # tokens fed per forward call: the whole prefix once, then one per step with the cache
+        model.model.register_forward_pre_hook(lambda mod, args, kwargs: fed.append(
+            (kwargs.get("input_ids") if kwargs.get("input_ids") is not None else args[0]).shape[1]),
+            with_kwargs=True)
+        backend = TransformersBackend(model, tokenizer=AutoTokenizer.from_pretrained(tiny_model_dir))
+        (s,), = backend.generate(["a prompt of several tokens"], temperature=0.0, max_tokens=6)
+        assert s.completion_tokens > 1 and fed[0] > 1 and fed[1:] == [1] * (len(fed) - 1)
+
     def test_bad_prompts_raise(self, hf_backend):
         with pytest.raises(ConfigError, match=r"prompts\[1\]"):
             hf_backend.generate(["ok", [{"role": "user"}]])
