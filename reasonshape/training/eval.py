@@ -973,8 +973,11 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         "groups_skipped_done": len(groups) - len(pending), "sampling_s": runner.sample_s,
         "judge_s": runner.judge_s, "scoring_s": runner.score_s, "argv": sys.argv[1:],
     }
+    why_no_su = (None if use_su else "off (--no-su)" if not cfg.su
+                 else "no judge: traces have no policy to judge its own solutions; give --judge-model"
+                 if judge is None else "no group holds two or more completions (k < 2): nothing to compare")
     meta = _run_meta(cfg, source, groups, records, skipped, skipped_entries, system_prompt,
-                     judge if use_su else None, _sessions(previous) + [session])
+                     judge if use_su else None, _sessions(previous) + [session], why_no_su)
     _write_json(meta_path, meta)
     report_paths: tuple[Path, ...] = ()
     if cfg.report:
@@ -1071,7 +1074,7 @@ class _BatchRunner:
 
 def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: Sequence[Mapping[str, Any]],
               skipped: str, skipped_entries: list[dict], system_prompt: str, judge: Any,
-              sessions: list[dict]) -> dict[str, Any]:
+              sessions: list[dict], why_no_su: str | None = None) -> dict[str, Any]:
     sample = cfg.mode == "sample"
     score_times = [r["timing"]["score_s"] for r in records
                    if isinstance(r.get("timing"), Mapping) and r["timing"].get("score_s") is not None]
@@ -1093,12 +1096,14 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "max_tokens": cfg.max_tokens if sample else None,
         "system_prompt": system_prompt if sample else None,
         "su": {"enabled": judge is not None, "trials": cfg.su_trials, "judge_max_tokens": cfg.judge_max_tokens,
-               "model": "bradley_terry", "C": 1.0, "aggregation": "pagerank", "damping": 0.85},
+               "model": "bradley_terry", "C": 1.0, "aggregation": "pagerank", "damping": 0.85,
+               **({"not_computed": why_no_su} if judge is None and why_no_su else {})},
         "extraction": "llm" if cfg.llm_extraction else "deterministic",
         "subset": {"puzzles": cfg.puzzles, "levels": cfg.levels, "limit": cfg.limit},
         "skipped_summary": skipped,
         "skipped": skipped_entries,
-        "n_instances": len(groups),
+        "n_instances": len({(g.puzzle.name, g.puzzle.format_game_id(g.instance)) for g in groups}),
+        "n_groups": len(groups),
         "n_records": len(records),
         "time": {k: sum(s[k] for s in sessions) for k in ("sampling_s", "judge_s", "scoring_s")},
         "scoring_overhead_ms": {

@@ -719,14 +719,19 @@ def _table1_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Pa
     levels = _ordered({lv for cells in t1.values() for lv in cells if lv != "all"}, LEVEL_NAMES)
     rows = [[m, *(_fmt_cell(cells.get(lv)) for lv in levels), _fmt_cell(cells["all"]), str(cells["all"].n)]
             for m, cells in t1.items()]
-    for name, ref in PAPER_A_TABLE1.items():
+    generated = [lv for lv in levels if lv in LEVEL_NAMES]
+    for name, ref in PAPER_A_TABLE1.items() if generated else ():
         refd = dict(zip(LEVEL_NAMES, ref, strict=True))
         rows.append([f"paper A: {name}", *(f"{refd[lv][0]:.1f} / {_fmt_tokens(refd[lv][1])}" if lv in refd
                                            else _DASH for lv in levels), _DASH, _DASH])
     doc.table(["model", *levels, "all", "n"], rows)
-    png = _plot_levels(t1)
-    _save(out_dir, _FIGURES["levels"], png, files)
-    doc.img(_FIGURES["levels"], "Accuracy and mean completion tokens by level (dashed: paper A, Table 1)", png)
+    if not generated:
+        doc.p(f"No completion is of a generated level ({', '.join(LEVEL_NAMES)}): paper A's rows and the figure "
+              "by level are left out.")
+    else:
+        png = _plot_levels(t1)
+        _save(out_dir, _FIGURES["levels"], png, files)
+        doc.img(_FIGURES["levels"], "Accuracy and mean completion tokens by level (dashed: paper A, Table 1)", png)
     for model, puzzles in accuracy_by_puzzle(records).items():
         doc.h(3, f"Per puzzle: {model}")
         levels = _ordered({lv for cells in puzzles.values() for lv in cells if lv != "all"}, LEVEL_NAMES)
@@ -785,11 +790,15 @@ def _findings_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: 
         doc.img(_FIGURES["correlations"], "Structural metrics against each other, one point per completion", png)
 
 
-def _su_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Path, files: list[Path]) -> None:
+def _su_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Path, files: list[Path],
+                meta: Mapping[str, Any] | None = None) -> None:
     doc.h(2, "Structural uncertainty (paper B)")
     s = su_summary(records)
     if s is None:
-        doc.p("No record carries structural-uncertainty values (su with U, A, I): section left out.")
+        su_meta = (meta or {}).get("su")
+        why = su_meta.get("not_computed") if isinstance(su_meta, Mapping) else None
+        doc.p("No record carries structural-uncertainty values (su with U, A, I)"
+              + (f"; not computed in this run: {why}" if why else "") + ": section left out.")
         return
     doc.p(f"{s['n_groups']} groups (one model, one instance): the answer (top-ranked candidate, or majority "
           f"verdict) is correct in {s['n_correct']} and wrong in {s['n_wrong']}. U = H(mean π), A = mean H(π^(m)), "
@@ -899,11 +908,16 @@ def _meta_section(doc: _Doc, records: Sequence[Mapping[str, Any]], meta: Mapping
     sample_s = [x for x in sample_s if x is not None]
     score_s = [x for x in score_s if x is not None]
     total_sample, total_score = sum(sample_s), sum(score_s)
+    run_time = meta.get("time")
+    total_judge = _num(run_time.get("judge_s")) if isinstance(run_time, Mapping) else None
     if sample_s or score_s:
-        both = total_sample + total_score
-        share = (f" ({100 * total_sample / both:.1f} % / {100 * total_score / both:.1f} %)" if both > 0 else "")
-        rows.append(["time split sampling / scoring (from records)",
-                     f"{total_sample:.2f} s / {total_score:.2f} s{share}"])
+        parts = [("sampling", total_sample), *([("judge", total_judge)] if total_judge else []),
+                 ("scoring", total_score)]
+        both = sum(t for _, t in parts)
+        share = (" (" + " / ".join(f"{100 * t / both:.1f} %" for _, t in parts) + ")" if both > 0 else "")
+        rows.append([f"time split {' / '.join(k for k, _ in parts)} (sampling and scoring from records, judge "
+                     "from the run's sessions)" if total_judge else "time split sampling / scoring (from records)",
+                     " / ".join(f"{t:.2f} s" for _, t in parts) + share])
     rows.append(["median scoring overhead per completion",
                  f"{1000 * statistics.median(score_s):.1f} ms" if score_s else _DASH])
     doc.table(["key", "value"], rows)
@@ -972,7 +986,7 @@ def build_report(results_path: str | Path, out_dir: str | Path, meta: Mapping[st
         _structure_section(doc, records)
         _table2_section(doc, records)
         _findings_section(doc, records, out, files)
-        _su_section(doc, records, out, files)
+        _su_section(doc, records, out, files, meta)
         _graphs_section(doc, records, out, files)
     _skipped_section(doc, meta.get("skipped"))
     _meta_section(doc, records, meta)

@@ -124,6 +124,11 @@ class TestTracesMode:
         assert md.read_text().startswith("# ") and "<html" in html.read_text().lower()
         meta = json.loads(summary.meta_path.read_text())
         assert meta["source"] == "embedded" and meta["scoring_overhead_ms"]["median"] > 0
+        # 9 groups (one model, one instance) of 7 instances; no judge in traces mode, and the report says so
+        assert (meta["n_groups"], meta["n_instances"]) == (9, len({(r["puzzle"], r["game_id"]) for r in recs})) \
+            == (9, 7)
+        assert meta["su"]["enabled"] is False and "give --judge-model" in meta["su"]["not_computed"]
+        assert "not computed in this run: no judge" in md.read_text()
         assert set(meta["versions"]) >= {"reasonshape", "torch", "transformers", "trl"}
         # a rerun resumes: nothing new, nothing duplicated
         again = run_eval(EvalConfig(out=str(tmp_path / "out"), progress=False, report=False))
@@ -206,6 +211,7 @@ class TestSampling:
         assert len({(r["su"]["U"], r["su"]["A"], r["su"]["I"]) for r in group}) == 1  # group-level values
         assert sum(r["su"]["preference_mass"] for r in group) == pytest.approx(0.0, abs=1e-9)
         assert summary.meta["judge"] == str(tiny_model_dir) and summary.meta["time"]["judge_s"] > 0
+        assert summary.meta["su"]["enabled"] and "not_computed" not in summary.meta["su"]
 
 
 # --------------------------------------------------------------------------------------------------- kill -9 / resume

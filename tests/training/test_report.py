@@ -277,6 +277,29 @@ class TestReportFile:
         assert md_row(md, "time split sampling / scoring (from records)")[1] == "32.00 s / 0.63 s (98.1 % / 1.9 %)"
 
 
+    def test_time_split_counts_the_judge(self, tmp_path):
+        res = write_jsonl(tmp_path / "results.jsonl", synthetic_records())
+        md = build_report(res, tmp_path / "out", {"time": {"sampling_s": 32.0, "judge_s": 8.0, "scoring_s": 0.63}}
+                          )[0].read_text()
+        row = md_row(md, "time split sampling / judge / scoring (sampling and scoring from records, judge from the "
+                         "run's sessions)")
+        assert row[1] == "32.00 s / 8.00 s / 0.63 s (78.8 % / 19.7 % / 1.6 %)"
+
+    def test_external_levels_leave_out_paper_rows_and_level_figure(self, tmp_path):
+        recs = synthetic_records()
+        for r in recs:
+            r["level"] = "external"
+        meta = {"su": {"enabled": False, "not_computed": "no judge: give --judge-model"}}
+        for r in recs:
+            r["su"] = None
+        out = tmp_path / "out"
+        md = build_report(write_jsonl(tmp_path / "results.jsonl", recs), out, meta)[0].read_text()
+        assert md_row(md, "m1")[1:] == ["62.5 / 2.5k", "62.5 / 2.5k", "32"]
+        assert "paper A: GPT-5" not in md and "No completion is of a generated level" in md
+        assert not (out / "fig_levels.png").exists() and "(fig_levels.png)" not in md
+        assert "not computed in this run: no judge: give --judge-model" in md
+
+
 class TestDegenerateInputs:
     def test_empty_file(self, tmp_path):
         res = tmp_path / "results.jsonl"
