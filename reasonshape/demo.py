@@ -1,4 +1,4 @@
-"""``reasonshape demo``: the main jobs on embedded defaults, offline, on CPU, in a few minutes.
+"""``reasonshape demo``: the main jobs on embedded defaults, offline, on CPU, in under a minute.
 
 1. every registered puzzle: generate an instance per level, render its prompt, solve it (uniqueness proven),
    check the solution by the rules and score a deduction-engine trace (claim graph, eta);
@@ -16,7 +16,7 @@ __all__ = ["add_parser", "main"]
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("demo", help="run the main jobs on embedded defaults (offline, CPU, a few minutes)")
+    p = subparsers.add_parser("demo", help="run the main jobs on embedded defaults (offline, CPU, under a minute)")
     p.add_argument("--out", default="runs/demo", help="output folder (default: runs/demo)")
     p.add_argument("--skip", nargs="*", default=[], choices=("puzzles", "eval", "train"),
                    help="steps to skip")
