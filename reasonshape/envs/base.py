@@ -225,17 +225,26 @@ def digits_end(text: str, i: int) -> int:
     return i
 
 
+#: Longest digit run :func:`read_int` reads as a number. The collection reads numbers with ``atoi`` into a C
+#: ``int`` (at most 10 digits); a longer run is malformed, and from 4,301 digits ``int()`` itself refuses the string
+#: with a bare ``ValueError`` (CPython's conversion limit). Source: reasonshape choice.
+MAX_DIGITS = 18
+
+
 def read_int(text: str, i: int, what: str) -> tuple[int, int]:
     """The decimal number of ASCII digits starting at ``text[i]`` and the index after it, for game-ID parsers.
 
     Raises
     ------
     GameIdError
-        No digit at ``i`` (:func:`digits_end`); the message names the offset and ``what`` was expected.
+        No digit at ``i`` (:func:`digits_end`), or more than :data:`MAX_DIGITS` of them; the message names the
+        offset and ``what`` was expected.
     """
     j = digits_end(text, i)
     if j == i:
         raise GameIdError(text, i, what)
+    if j - i > MAX_DIGITS:
+        raise GameIdError(text, i, f"{what}, a number of at most {MAX_DIGITS} digits (got {j - i})")
     return int(text[i:j]), j
 
 
@@ -343,15 +352,21 @@ class Puzzle(ABC):
         if text[:colon].isascii() and text[:colon].isalpha():  # "solo:..." given to tents
             raise GameIdError(text, 0, f"{self.name} params (a name prefix must be '{self.name}:', got "
                                        f"'{text[:colon]}:')")
+        # A parser's own ValueError (e.g. int() refusing a digit run of 4,301+ characters, CPython's conversion
+        # limit) becomes a GameIdError too, with the cause chained: malformed text is a GameIdError, always.
         try:
             params = self.parse_params(text[:colon])
         except GameIdError as e:
             raise GameIdError(text, e.position, e.expected) from None
+        except ValueError as e:
+            raise GameIdError(text, 0, f"well-formed {self.name} params ({str(e).split(';')[0]})") from e
         try:
             return self.parse_desc(params, text[colon + 1:])
         except GameIdError as e:
             pos = None if e.position is None else colon + 1 + e.position
             raise GameIdError(text, pos, e.expected) from None
+        except ValueError as e:
+            raise GameIdError(text, colon + 1, f"a well-formed {self.name} desc ({str(e).split(';')[0]})") from e
 
     def format_game_id(self, instance: Instance, full: bool = True) -> str:
         """``params:desc`` as the collection writes it."""
@@ -374,7 +389,7 @@ class Puzzle(ABC):
         Raises
         ------
         ValueError
-            Unknown level or backend.
+            Unknown level or backend, or ``level_or_params`` neither a string nor this puzzle's params dataclass.
         GenerationError
             The attempt budget ran out, the ``sgt`` binary is missing or failed, or the result is not unique.
         """
@@ -389,6 +404,11 @@ class Puzzle(ABC):
                                      f"{level_or_params!r} ({e})") from None
             tag = level_or_params
         else:
+            params_type = type(self.level_params(next(iter(self.LEVELS))))
+            if not isinstance(level_or_params, params_type):
+                raise ValueError(f"level_or_params must be a level ({', '.join(self.LEVELS)}), a {self.name} params "
+                                 f"string or a {params_type.__name__}, got {type(level_or_params).__name__} "
+                                 f"{level_or_params!r}")
             params, tag = level_or_params, self.format_params(level_or_params)
         rng = instance_rng(seed, self.name, tag, index)
         if backend == "native":

@@ -50,6 +50,7 @@ from ortools.sat.python import cp_model
 from reasonshape.envs._solver import lazy_enumerate
 from reasonshape.envs.answer import extract_answer_block, strip_think
 from reasonshape.envs.base import (
+    MAX_DIGITS,
     CheckResult,
     Claim,
     Instance,
@@ -326,9 +327,13 @@ class BridgesPuzzle(Puzzle):
             source, notes = "fallback_grid", ("no <answer> block; used the last block of bridge lines",)
         found: dict[tuple[Cell, Cell], int] = {}
         for lineno, line in enumerate(block.splitlines(), 1):
-            nums = [int(m) for m in _INT.findall(line)]
-            if not nums:
+            toks = _INT.findall(line)
+            if not toks:
                 continue
+            if max(map(len, toks)) > MAX_DIGITS:
+                raise AnswerParseError(f"line {lineno} {line.strip()[:60]!r}: a number of more than {MAX_DIGITS} "
+                                       "digits")
+            nums = [int(t) for t in toks]
             if len(nums) == 4:
                 nums.append(1)
             if len(nums) != 5:

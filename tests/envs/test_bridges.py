@@ -160,6 +160,7 @@ class TestText:
         ("<answer>(1,1)-(1,3) 1\n(1,3)-(1,1) 1</answer>", "listed twice"),
         ("<answer>(1,1)-(1,3) 0</answer>", "at least 1 bridge"),
         ("<answer>none</answer>", "no bridges"),
+        ("<answer>(1,1)-(1,3) " + "9" * 4301 + "</answer>", "a number of more than 18 digits"),  # int() refuses
     ])
     def test_parse_errors(self, small, text, reason):
         with pytest.raises(AnswerParseError) as e:

@@ -5,12 +5,13 @@ checks what must hold uniformly, so a puzzle that drifts from the protocol fails
 """
 
 import pickle
+import re
 
 import pytest
 
 from reasonshape import envs
 from reasonshape.envs import ClaimLabel, Instance, ParsedAnswer
-from reasonshape.envs.base import parse_wxh
+from reasonshape.envs.base import MAX_DIGITS, parse_wxh, read_int
 from reasonshape.errors import AnswerParseError, GameIdError, UnknownPuzzleError
 from tests.envs._tatham import dev_rows
 
@@ -146,6 +147,36 @@ def test_params_with_other_scripts_digits_are_rejected(name):
             if "0" <= ch <= "9":
                 with pytest.raises(GameIdError):
                     p.parse_params(params[:i] + "\u0663" + params[i + 1:])
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_digit_runs_past_int_conversion_limit_are_game_id_errors(name):
+    # int() refuses a run of 4,301+ digits with a bare ValueError (CPython's conversion limit): wherever such a run
+    # stands in a real game ID's params or desc, parse_game_id reports a GameIdError (the cause chained)
+    p = envs.get(name)
+    row = next(r for r in ROWS if r["puzzle"] == name)
+    gid = row["game_id"]
+    runs = list(re.finditer(r"[0-9]+", gid))
+    assert runs
+    for m in runs:
+        with pytest.raises(GameIdError) as exc:
+            p.parse_game_id(gid[:m.start()] + "9" * 4301 + gid[m.end():])
+        assert "set_int_max_str_digits" not in str(exc.value)
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_generate_rejects_what_is_neither_a_level_nor_params(name):
+    p = envs.get(name)
+    for bad in (None, 3, ("easy",)):
+        with pytest.raises(ValueError, match=f"must be a level .*got {type(bad).__name__}"):
+            p.generate(bad)
+
+
+def test_read_int_bounds_the_digit_run():
+    assert read_int("x" + "9" * MAX_DIGITS + "y", 1, "n") == (int("9" * MAX_DIGITS), MAX_DIGITS + 1)
+    with pytest.raises(GameIdError, match=f"at position 1: expected n, a number of at most {MAX_DIGITS} digits "
+                                          f"\\(got {MAX_DIGITS + 1}\\)"):
+        read_int("x" + "1" * (MAX_DIGITS + 1), 1, "n")
 
 
 def test_parse_wxh():
