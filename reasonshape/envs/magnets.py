@@ -544,6 +544,8 @@ class Magnets(Puzzle):
             raise ClaimError("magnets: a claim needs a cell")
         for cell in claim.cells:
             self._check_cell(instance, cell, p.h, p.w)
+        if claim.kind == "value" and len(claim.cells) != 1:
+            raise ClaimError(f"magnets: a value claim is about one cell, got {claim.cells}")
         if claim.kind == "value" and claim.value not in _VALUES:
             raise ClaimError(f"magnets: a value claim's value is one of + - ., got {claim.value!r}")
         if claim.kind in ("row_count", "col_count") and not (

@@ -279,7 +279,7 @@ class TestClaims:
 
     @pytest.mark.parametrize("claim", [Claim("tent", ((1, 1),), "T"), Claim("value", ((4, 1),), "+"),
                                        Claim("value", ((1, 1),), "x"), Claim("row_count", ((1, 1),), 3),
-                                       Claim("domino", ((1, 1),))])
+                                       Claim("domino", ((1, 1),)), Claim("value", ((1, 1), (1, 2)), "+")])
     def test_bad_claims_raise(self, claim):
         with pytest.raises(ClaimError):
             P.claim_holds(P.parse_game_id(SMALL), SMALL_SOL, claim)
