@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -56,6 +57,16 @@ def puzzles_step(seed: int = 0) -> list[dict]:
     return rows
 
 
+def smoke_config() -> Path | None:
+    """``configs/grpo_cpu_smoke.yaml``: the source checkout's copy beside this package (an editable install or a
+    checkout, wherever the demo runs from), else the current folder's, else ``None`` (a wheel ships no configs)."""
+    for path in (Path(__file__).resolve().parents[1] / "configs" / "grpo_cpu_smoke.yaml",
+                 Path("configs") / "grpo_cpu_smoke.yaml"):
+        if path.is_file():
+            return path
+    return None
+
+
 def main(args) -> int:
     from reasonshape.cli import main as cli_main
 
@@ -72,7 +83,13 @@ def main(args) -> int:
             return rc
     if "train" not in args.skip:
         print("[3/3] GRPO smoke run on CPU (tiny local model, all rewards)", flush=True)
-        rc = cli_main(["train", "--config", "configs/grpo_cpu_smoke.yaml", "--output_dir", str(out / "grpo")])
+        config = smoke_config()
+        if config is None:
+            print("reasonshape demo: error: the training step needs configs/grpo_cpu_smoke.yaml of the source "
+                  "checkout (not in the current folder nor beside the installed package); run it from the "
+                  "repository root, or skip it with --skip train", file=sys.stderr)
+            return 2
+        rc = cli_main(["train", "--config", str(config), "--output_dir", str(out / "grpo")])
         if rc:
             return rc
     print(f"demo finished in {time.perf_counter() - t0:.0f}s; outputs in {out}/")

@@ -91,3 +91,11 @@ def test_help(argv, capsys):
         rc = e.code
     assert rc == 0
     assert "usage" in capsys.readouterr().out.lower()
+
+
+def test_demo_trains_from_any_working_directory(tmp_path, monkeypatch, capsys):
+    # the smoke config is found beside the package, not only in the current folder (the repository root)
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--skip", "puzzles", "eval", "--out", "d"]) == 0
+    assert (tmp_path / "d" / "grpo" / "model.safetensors").is_file()
+    assert "demo finished" in capsys.readouterr().out
