@@ -17,6 +17,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
 )
+from reasonshape.envs.dataset import build_dataset  # imports ``datasets`` only when called
 from reasonshape.envs.registry import PUZZLE_NAMES, get, list_puzzles, register_puzzle
 
 __all__ = [
@@ -30,9 +31,3 @@ def instance_from_game_id(puzzle: str, game_id: str) -> Instance:
     """Parse ``game_id`` for the puzzle called ``puzzle`` (raises ``UnknownPuzzleError`` / ``GameIdError``)."""
     return get(puzzle).parse_game_id(game_id)
 
-
-def build_dataset(*args, **kwargs):
-    """See :func:`reasonshape.envs.dataset.build_dataset` (imported lazily: it pulls in ``datasets``)."""
-    from reasonshape.envs.dataset import build_dataset as _build
-
-    return _build(*args, **kwargs)

@@ -800,9 +800,10 @@ def _su_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Path, 
         doc.p("No record carries structural-uncertainty values (su with U, A, I)"
               + (f"; not computed in this run: {why}" if why else "") + ": section left out.")
         return
-    doc.p(f"{s['n_groups']} groups (one model, one instance): the answer (top-ranked candidate, or majority "
-          f"verdict) is correct in {s['n_correct']} and wrong in {s['n_wrong']}. U = H(mean π), A = mean H(π^(m)), "
-          "I = U - A, in nats. Paper B: I relates negatively, A positively, to accuracy on reasoning tasks.")
+    doc.p(f"{s['n_groups']} groups (a group: one model's completions of one instance): the answer (top-ranked "
+          f"candidate, or majority verdict) is correct in {s['n_correct']} and wrong in {s['n_wrong']}. "
+          "U = H(mean π), A = mean H(π^(m)), I = U - A, in nats. Paper B: I relates negatively, A positively, "
+          "to accuracy on reasoning tasks.")
     rows = [[k, _fmt_float(s["means"][k][0]), _fmt_float(s["means"][k][1]), _fmt_corr(s["vs_accuracy"][k])]
             for k in ("U", "A", "I")]
     doc.table(["signal", "mean (answer correct)", "mean (answer wrong)", "r vs group accuracy [p]"], rows)

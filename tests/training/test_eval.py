@@ -124,7 +124,7 @@ class TestTracesMode:
         assert md.read_text().startswith("# ") and "<html" in html.read_text().lower()
         meta = json.loads(summary.meta_path.read_text())
         assert meta["source"] == "embedded" and meta["scoring_overhead_ms"]["median"] > 0
-        # 9 groups (one model, one instance) of 7 instances; no judge in traces mode, and the report says so
+        # 9 groups (one model's completions of one instance) of 7 instances; no judge in traces mode (the report says)
         assert (meta["n_groups"], meta["n_instances"]) == (9, len({(r["puzzle"], r["game_id"]) for r in recs})) \
             == (9, 7)
         assert meta["su"]["enabled"] is False and "give --judge-model" in meta["su"]["not_computed"]
