@@ -7,6 +7,9 @@ raises)."""
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -42,7 +45,10 @@ CONTEXTS = {name: PuzzleContext(p, inst) for name, (p, inst, _) in PIECES.items(
 
 def _text(name: str):
     own = st.sampled_from(PIECES[name][2])
-    part = st.one_of(own, own.map(lambda t: t.replace("1", "²")), st.sampled_from(ODD + CUES),
+    # own sentences with a number swapped for 0 (0-based), 99 (off the grid) or a digit run int() refuses
+    swapped = st.tuples(own, st.sampled_from(["0", "99", "9" * 4400])).map(
+        lambda tn: re.sub(r"\d+", tn[1], tn[0], count=1))
+    part = st.one_of(own, own.map(lambda t: t.replace("1", "²")), swapped, st.sampled_from(ODD + CUES),
                      st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12))
     return st.lists(st.tuples(part, st.sampled_from(SEPARATORS)), max_size=40).map(
         lambda xs: "".join(a + b for a, b in xs))
@@ -57,3 +63,17 @@ def test_extraction_never_falls_back(name, data):
     sc = score_completion(p, inst, text, context=CONTEXTS[name], paths=False)
     assert sc.extraction_fallback is None, (text, sc.extraction_fallback)
     assert sc.metrics is not None or not p.solution_claims(inst)
+
+
+@pytest.mark.parametrize("name", envs.list_puzzles())
+def test_degenerate_repetition_is_read_in_linear_time(name):
+    # a policy that degenerates into one token repeated: 100k characters of digits, digit lists, cell openings or
+    # line names are scored in well under a second each (a pattern retried at every position of a digit run, as
+    # towers' "N towers are visible" was, took 8 s at 40k digits and grows with the square of the length)
+    p, inst, _ = PIECES[name]
+    for unit in ("9", "9 ", "1,", "(1,", "row 1 ", "1x", "1-"):
+        text = unit * (100_000 // len(unit))
+        t0 = time.perf_counter()
+        sc = score_completion(p, inst, text, context=CONTEXTS[name], paths=False)
+        assert time.perf_counter() - t0 < 5.0, unit
+        assert sc.extraction_fallback is None
