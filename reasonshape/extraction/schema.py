@@ -43,7 +43,9 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from reasonshape.envs.answer import split_tokens
-from reasonshape.envs.base import Claim, Instance, Puzzle
+from reasonshape.envs.base import MAX_DIGITS, Claim, Instance, Puzzle
+from reasonshape.errors import ClaimError
+from reasonshape.extraction.labels import label_claim
 
 __all__ = ["Mention", "SchemaReader", "CELL_REF", "CellRef", "cell_refs", "ordinal"]
 
@@ -430,6 +432,7 @@ class SchemaReader:
     cols: int = field(init=False, default=0)
 
     def __post_init__(self):
+        self._admits: dict[Claim, bool] = {}  # claim -> the puzzle labels it (see _own_claims)
         self.domains = self.puzzle.variables(self.instance)
         cells = [v for v in self.domains if _is_cell(v)]
         self.grid = bool(cells) and len(cells) == len(self.domains)
@@ -522,7 +525,7 @@ class SchemaReader:
         t = token.strip().strip(_QUOTES).lower()
         if t in self.words:
             return self.words[t]
-        if t.isdecimal():  # not isdigit(): superscripts such as "²" are digits that int() rejects
+        if t.isdecimal() and len(t) <= MAX_DIGITS:  # not isdigit(): int() rejects superscripts such as "²"
             return int(t)
         if t.endswith("s") and t[:-1] in self.words:  # plurals: "tents"
             return self.words[t[:-1]]
@@ -547,12 +550,12 @@ class SchemaReader:
             cell reference ("(5,4) > (5,5) = 3") leaves the value claim standing.
         """
         refs = cell_refs(text) if self.grid else []
-        own_raw = list(self.puzzle.parse_claim_text(self.instance, text))
+        own_raw = self._own_claims(text)
         if refs:
             canon = _Canon(text, refs)
             if canon.changed:
                 own_raw += _new_spans(own_raw, [(claim, canon.start(s), canon.end(e)) for claim, s, e in
-                                                self.puzzle.parse_claim_text(self.instance, canon.text)])
+                                                self._own_claims(canon.text)])
         own = [Mention(claim, offset + s, offset + e) for claim, s, e in own_raw]
         found: list[Mention] = []
         if self.grid:
@@ -576,6 +579,33 @@ class SchemaReader:
         found.extend(own)
         found.sort(key=lambda m: (m.start, m.end))
         return found
+
+    def _own_claims(self, text: str) -> list:
+        """The puzzle's own claims in ``text`` (:meth:`Puzzle.parse_claim_text`) that the puzzle can label.
+
+        A recogniser reads the claim's form; a claim the puzzle then refuses to label (:class:`ClaimError`: a cell
+        off the grid, as 0-based coordinates give, or a clue no cell can hold, "the clue 7 at (3,1)" in Light Up)
+        is not a claim about this instance, and is skipped as the generic patterns skip a cell outside the
+        domains. A recogniser meeting a number ``int()`` refuses (a run of 4,301+ digits, CPython's conversion
+        limit) gives no claims for that sentence. Either way one sentence loses claims, not the whole claim graph
+        (reasonshape choice: precision first).
+        """
+        try:
+            found = list(self.puzzle.parse_claim_text(self.instance, text))
+        except ValueError:
+            return []
+        return [t for t in found if self._admitted(t[0])]
+
+    def _admitted(self, claim: Claim) -> bool:
+        ok = self._admits.get(claim)
+        if ok is None:
+            try:
+                label_claim(self.puzzle, self.instance, claim)
+                ok = True
+            except ClaimError:
+                ok = False
+            self._admits[claim] = ok
+        return ok
 
     def _cell_claims(self, text: str, offset: int, refs: list[CellRef]) -> list[tuple[Mention, int]]:
         """Generic value / elimination / candidate claims after (or, for "place 5 at", before) each cell reference,

@@ -144,3 +144,32 @@ def test_answer_rows_read_as_grid_rows_in_every_dressing(name):
         for ln in lines:
             got = [m.claim.kind for m in reader.read(form.format(ln))]
             assert got == ["_grid_row"], (dressing, form.format(ln), got)
+
+
+@pytest.mark.parametrize("name", envs.list_puzzles())
+def test_claims_the_puzzle_cannot_label_are_skipped_not_fatal(name):
+    """The puzzle's own claim forms with any number in place of each of theirs (0-based and off-grid cells, clue
+    values no cell holds, a 4,400-digit run) are read only when the puzzle can label them: the reader never hands
+    the graph builder a claim whose label raises, and one such sentence never costs the rest of the trace."""
+    import re
+
+    from reasonshape.extraction.deterministic import extract_deterministic
+    from reasonshape.extraction.labels import label_claim
+
+    p = envs.get(name)
+    inst = p.generate("easy", seed=0)
+    reader = SchemaReader(p, inst)
+    texts = {p.claim_text(c) for c in sorted(p.solution_claims(inst), key=str)[:4]}
+    texts |= {p.claim_text(c) for c in p.given_claims(inst)[:4]} | {u.name for u in p.units(inst)[::4][:6]}
+    good = p.claim_text(min(p.solution_claims(inst), key=str))
+    kept = 0
+    for text in sorted(texts):
+        for m in re.finditer(r"\d+", text):
+            for n in ("0", "1", "2", "7", "12", "99", "9" * 4400):
+                bad = text[:m.start()] + n + text[m.end():]
+                for mention in reader.read(bad):
+                    label_claim(p, inst, mention.claim)  # raises ClaimError for a claim it cannot label
+                    kept += 1
+                res = extract_deterministic(p, inst, f"{good}. Then {bad}. So {good}.")
+                assert len(res.graph) >= 2 and res.fallback is None, bad[:80]
+    assert kept  # some mutated numbers still name real cells and values: those claims are read
