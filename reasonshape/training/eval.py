@@ -944,10 +944,13 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         owned.append(judge)
     if judge is None and cfg.mode == "sample":
         judge = backend  # paper B: the policy judges its own samples
-    use_su = cfg.su and judge is not None and any(g.k >= 2 for g in groups)
-    llm_backend = (judge or backend) if cfg.llm_extraction else None
-    if cfg.llm_extraction and llm_backend is None:
+    # What the settings ask for, whether or not a backend was built (a rerun with nothing pending builds none)
+    judge_named = judge is not None or cfg.judge_model is not None or cfg.mode == "sample"
+    su_on = cfg.su and judge_named and any(g.k >= 2 for g in groups)
+    use_su = su_on and judge is not None
+    if cfg.llm_extraction and not (judge_named or backend is not None):
         raise ConfigError("llm_extraction needs a backend: give --model or --judge-model")
+    llm_backend = (judge or backend) if cfg.llm_extraction else None
     system_prompt = cfg.system_prompt
     if system_prompt is None:
         from reasonshape.envs.dataset import DEFAULT_SYSTEM_PROMPT
@@ -973,11 +976,12 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         "groups_skipped_done": len(groups) - len(pending), "sampling_s": runner.sample_s,
         "judge_s": runner.judge_s, "scoring_s": runner.score_s, "argv": sys.argv[1:],
     }
-    why_no_su = (None if use_su else "off (--no-su)" if not cfg.su
+    why_no_su = (None if su_on else "off (--no-su)" if not cfg.su
                  else "no judge: traces have no policy to judge its own solutions; give --judge-model"
-                 if judge is None else "no group holds two or more completions (k < 2): nothing to compare")
-    meta = _run_meta(cfg, source, groups, records, skipped, skipped_entries, system_prompt,
-                     judge if use_su else None, _sessions(previous) + [session], why_no_su)
+                 if not judge_named else "no group holds two or more completions (k < 2): nothing to compare")
+    judge_name = (cfg.judge_model or cfg.model or repr(judge)) if su_on else None
+    meta = _run_meta(cfg, source, groups, records, skipped, skipped_entries, system_prompt, judge_name,
+                     _sessions(previous) + [session], why_no_su)
     _write_json(meta_path, meta)
     report_paths: tuple[Path, ...] = ()
     if cfg.report:
@@ -1073,8 +1077,10 @@ class _BatchRunner:
 
 
 def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: Sequence[Mapping[str, Any]],
-              skipped: str, skipped_entries: list[dict], system_prompt: str, judge: Any,
+              skipped: str, skipped_entries: list[dict], system_prompt: str, judge_name: str | None,
               sessions: list[dict], why_no_su: str | None = None) -> dict[str, Any]:
+    """The run's ``run_meta.json``; ``judge_name`` is None when structural uncertainty is off (``why_no_su``
+    says why)."""
     sample = cfg.mode == "sample"
     score_times = [r["timing"]["score_s"] for r in records
                    if isinstance(r.get("timing"), Mapping) and r["timing"].get("score_s") is not None]
@@ -1086,7 +1092,7 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "model": models,
         "backend": (cfg.backend or ("openai" if cfg.base_url else "transformers")) if sample else None,
         "base_url": cfg.base_url,
-        "judge": None if judge is None else (cfg.judge_model or cfg.model or repr(judge)),
+        "judge": judge_name,
         "versions": _versions(),
         "platform": platform.platform(),
         "seed": cfg.seed,
@@ -1095,9 +1101,9 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "top_p": cfg.top_p if sample else None,
         "max_tokens": cfg.max_tokens if sample else None,
         "system_prompt": system_prompt if sample else None,
-        "su": {"enabled": judge is not None, "trials": cfg.su_trials, "judge_max_tokens": cfg.judge_max_tokens,
+        "su": {"enabled": judge_name is not None, "trials": cfg.su_trials, "judge_max_tokens": cfg.judge_max_tokens,
                "model": "bradley_terry", "C": 1.0, "aggregation": "pagerank", "damping": 0.85,
-               **({"not_computed": why_no_su} if judge is None and why_no_su else {})},
+               **({"not_computed": why_no_su} if why_no_su else {})},
         "extraction": "llm" if cfg.llm_extraction else "deterministic",
         "subset": {"puzzles": cfg.puzzles, "levels": cfg.levels, "limit": cfg.limit},
         "skipped_summary": skipped,

@@ -212,6 +212,10 @@ class TestSampling:
         assert sum(r["su"]["preference_mass"] for r in group) == pytest.approx(0.0, abs=1e-9)
         assert summary.meta["judge"] == str(tiny_model_dir) and summary.meta["time"]["judge_s"] > 0
         assert summary.meta["su"]["enabled"] and "not_computed" not in summary.meta["su"]
+        # a rerun with nothing left to do builds no judge, and still reports the run's settings
+        again = run_eval(cfg)
+        assert again.n_new == 0 and again.meta["judge"] == str(tiny_model_dir)
+        assert again.meta["su"]["enabled"] and "not_computed" not in again.meta["su"]
 
 
 # --------------------------------------------------------------------------------------------------- kill -9 / resume
