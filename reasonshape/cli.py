@@ -23,21 +23,25 @@ SUBCOMMAND_MODULES = (
 )
 
 
-def read_input(path: str, command: str) -> str:
-    """The text of the file ``path`` (UTF-8), or of stdin for ``"-"``: the input file of ``command``.
+def read_input(path: str, what: str) -> str:
+    """The text of the file ``path`` (UTF-8), or of stdin for ``"-"``; ``what`` names it in errors.
 
-    An unreadable file (missing, a directory, no permission, not UTF-8) ends the command with one line on stderr
-    naming the file and the cause, and exit status 2 (argparse's status for bad arguments), not a traceback.
+    Raises
+    ------
+    ConfigError
+        The file cannot be read (missing, a directory, no permission) or is not UTF-8; the message names the file
+        and the cause, and :func:`main` prints it as one line with exit status 2.
     """
-    if path == "-":
-        return sys.stdin.read()
+    from reasonshape.errors import ConfigError
+
     try:
+        if path == "-":
+            return sys.stdin.read()
         with open(path, encoding="utf-8") as f:
             return f.read()
     except (OSError, UnicodeDecodeError) as e:
         cause = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        print(f"reasonshape {command}: error: cannot read {path!r}: {cause}", file=sys.stderr)
-        raise SystemExit(2) from None
+        raise ConfigError(f"cannot read {what} {path!r}: {cause}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:

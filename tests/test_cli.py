@@ -48,18 +48,26 @@ def test_unknown_puzzle_prefix_names_the_puzzle(capsys):
 GAME_ID = "tents:6x6de:_g_gcgda,0,1,1,2,0,3,2,1,1,1,1,1"
 
 
-@pytest.mark.parametrize("argv", [["puzzles", "check", GAME_ID], ["graph", "--game-id", GAME_ID]])
-def test_unreadable_input_file_is_a_one_line_error(argv, tmp_path, capsys):
-    command = " ".join(a for a in argv[:2] if not a.startswith("-") and a != GAME_ID)
+@pytest.mark.parametrize("argv,what", [(["puzzles", "check", GAME_ID], "the answer file"),
+                                      (["graph", "--game-id", GAME_ID], "the trace file")])
+def test_unreadable_input_file_is_a_one_line_error(argv, what, tmp_path, capsys):
     (tmp_path / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
     for name, cause in (("missing.txt", "No such file or directory"), (".", "Is a directory"),
                         ("latin1.txt", "can't decode")):
-        with pytest.raises(SystemExit) as exc:
-            main([*argv, str(tmp_path / name)])
-        assert exc.value.code == 2
+        assert main([*argv, str(tmp_path / name)]) == 2
         err = capsys.readouterr().err
-        assert err.startswith(f"reasonshape {command}: error: cannot read ") and cause in err
+        assert err.startswith(f"reasonshape {argv[0]}: error: cannot read {what} ") and cause in err
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["puzzles", "generate", "tents", "-n", "0"], "reasonshape puzzles: error: generate: -n must be >= 1, got 0"),
+    (["graph", "-", "--game-id", GAME_ID, "--llm-model", "m"],
+     "reasonshape graph: error: --llm-base-url and --llm-model go together"),
+])
+def test_bad_options_are_one_line_errors(argv, message, capsys):
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == message
 
 
 def test_bad_game_id_reports_the_position(capsys):
@@ -98,4 +106,5 @@ def test_demo_trains_from_any_working_directory(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "--skip", "puzzles", "eval", "--out", "d"]) == 0
     assert (tmp_path / "d" / "grpo" / "model.safetensors").is_file()
+    assert (tmp_path / "d" / "tiny-model" / "config.json").is_file() and not (tmp_path / "runs").exists()
     assert "demo finished" in capsys.readouterr().out

@@ -73,7 +73,9 @@ def main(args) -> int:
         return 0
     if args.action == "generate":
         if args.n < 1:
-            raise SystemExit("reasonshape puzzles generate: -n must be >= 1")
+            from reasonshape.errors import ConfigError
+
+            raise ConfigError(f"generate: -n must be >= 1, got {args.n}")
         p = envs.get(args.puzzle)
         for i in range(args.n):
             inst = p.generate(args.level, seed=args.seed, index=i, backend=args.backend)
@@ -99,7 +101,7 @@ def main(args) -> int:
     # check
     from reasonshape.cli import read_input
 
-    text = read_input(args.answer_file, "puzzles check")
+    text = read_input(args.answer_file, "the answer file")
     from reasonshape.errors import AnswerParseError
 
     try:

@@ -29,12 +29,14 @@ def main(args) -> int:
     from reasonshape.envs.cli import resolve_game_id
     from reasonshape.rewards.scorer import score_completion
 
+    if bool(args.llm_base_url) != bool(args.llm_model):
+        from reasonshape.errors import ConfigError
+
+        raise ConfigError("--llm-base-url and --llm-model go together")
     puzzle, inst = resolve_game_id(args.game_id, args.puzzle)
-    text = read_input(args.trace_file, "graph")
+    text = read_input(args.trace_file, "the trace file")
     backend = None
-    if args.llm_base_url or args.llm_model:
-        if not (args.llm_base_url and args.llm_model):
-            raise SystemExit("reasonshape graph: --llm-base-url and --llm-model go together")
+    if args.llm_base_url:
         from reasonshape.training.backends import OpenAICompatibleBackend
 
         backend = OpenAICompatibleBackend(base_url=args.llm_base_url, model=args.llm_model,
