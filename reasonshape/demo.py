@@ -89,7 +89,8 @@ def main(args) -> int:
                   "checkout (not in the current folder nor beside the installed package); run it from the "
                   "repository root, or skip it with --skip train", file=sys.stderr)
             return 2
-        rc = cli_main(["train", "--config", str(config), "--output_dir", str(out / "grpo")])
+        rc = cli_main(["train", "--config", str(config), "--model_name_or_path", str(out / "tiny-model"),
+                       "--output_dir", str(out / "grpo")])
         if rc:
             return rc
     print(f"demo finished in {time.perf_counter() - t0:.0f}s; outputs in {out}/")

@@ -728,6 +728,7 @@ def _table1_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Pa
     if not generated:
         doc.p(f"No completion is of a generated level ({', '.join(LEVEL_NAMES)}): paper A's rows and the figure "
               "by level are left out.")
+        (out_dir / _FIGURES["levels"]).unlink(missing_ok=True)  # an earlier report's figure in the same folder
     else:
         png = _plot_levels(t1)
         _save(out_dir, _FIGURES["levels"], png, files)

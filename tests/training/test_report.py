@@ -293,6 +293,8 @@ class TestReportFile:
         for r in recs:
             r["su"] = None
         out = tmp_path / "out"
+        out.mkdir()
+        (out / "fig_levels.png").write_bytes(b"an earlier report's figure")
         md = build_report(write_jsonl(tmp_path / "results.jsonl", recs), out, meta)[0].read_text()
         assert md_row(md, "m1")[1:] == ["62.5 / 2.5k", "62.5 / 2.5k", "32"]
         assert "paper A: GPT-5" not in md and "No completion is of a generated level" in md
