@@ -59,8 +59,8 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
-    digits_end,
     parse_wxh,
+    read_int,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
@@ -205,11 +205,7 @@ class BridgesPuzzle(Puzzle):
                 loops = False
                 i += 1
                 continue
-            j = digits_end(text, i + 1)
-            if j == i + 1:
-                raise GameIdError(text, i + 1, f"a number after {ch!r}")
-            vals[ch] = int(text[i + 1:j])
-            i = j
+            vals[ch], i = read_int(text, i + 1, f"a number after {ch!r}")
         limits = {"i": (1, 30, "islands percentage"), "e": (0, 100, "expansion percentage"),
                   "m": (1, 4, "bridges per pair"), "d": (0, 2, "difficulty")}
         for key, (lo, hi, what) in limits.items():
