@@ -8,7 +8,8 @@ must be lit; no light may be lit by another light; a black cell with a number ``
 Game IDs
 --------
 ``params`` (``lightup.c`` ``decode_params``): ``<w>[x<h>][b<blackpc>][s<symm>][r][d<difficulty>]``, each part
-optional and read on top of the collection's defaults (``7x7b20s2d0``; so ``5`` alone is ``5x7``); the full form is
+optional and read on top of the collection's defaults (``7x7b20s4d0``; without ``s``, a grid that is not square gets
+``s2``, so ``5`` alone is ``5x7b20s2d0`` and ``7x7`` is ``7x7b20s4d0``, as ``sgt-lightup`` writes them); the full form is
 ``<w>x<h>b<blackpc>s<symm>d<difficulty>``, the short form ``<w>x<h>``. ``symm``: 0 none, 1 two-way mirror, 2 two-way
 rotational, 3 four-way mirror, 4 four-way rotational (square grids only); ``difficulty`` 0 easy, 1 tricky, 2 hard
 (legacy ``r`` = 2); ``5 <= blackpc <= 100``, ``w, h >= 2``. ``desc`` (``validate_desc`` / ``new_game_desc``): the
@@ -89,7 +90,7 @@ _SYMBOLS = {s: s for s in (LIGHT, EMPTY, BLACK, *_NUMBERS)}
 _ORTH = ((-1, 0), (1, 0), (0, -1), (0, 1))
 #: Fraction of the numbered black cells the native generator tries to remove, by difficulty (reasonshape choice).
 _REMOVE_FRACTION = {0: 0.5, 1: 0.75, 2: 1.0}
-_DEFAULTS = (7, 7, 20, 2, 0)  # lightup.c default_params: 7x7, 20% black, 2-way rotational symmetry, easy
+_DEFAULTS = (7, 7, 20, 4, 0)  # lightup.c default_params: 7x7, 20% black, 4-way rotational symmetry, easy
 
 
 @dataclass(frozen=True)

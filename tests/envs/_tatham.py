@@ -54,6 +54,18 @@ def sgt_solution(puzzle, game_id: str, tmp_path: Path) -> str | None:
     return None
 
 
+def sgt_full_params(puzzle, params: str, tmp_path: Path) -> str | None:
+    """The full params the collection writes for ``params`` (the ``PARAMS`` line of ``sgt-<name> --generate 1 --save``
+    on it), or None if it wrote none."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    _run([puzzle.sgt_binary(), "--generate", "1", "--save", str(tmp_path / "p"), params])
+    for f in tmp_path.glob("p*"):
+        for line in f.read_text().splitlines():
+            if line.startswith("PARAMS"):
+                return line.split(":", 2)[2]
+    return None
+
+
 def unit_bites(unit, values, domains) -> bool:
     """Whether some assignment differing from ``values`` in one or two variables (domain values) is rejected."""
     n = len(unit.variables)

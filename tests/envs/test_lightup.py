@@ -15,7 +15,7 @@ from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.lightup import PUZZLE as P
 from reasonshape.envs.lightup import LightupParams, _encode_desc, _orbit
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
-from tests.envs._tatham import dev_rows, sgt_print_accepts
+from tests.envs._tatham import dev_rows, sgt_full_params, sgt_print_accepts
 
 ROWS = dev_rows("lightup")
 SMALL = "3x3b20s0d0:g3a"  # dev instance: 7 white cells, the 3 at (3,2), a white (3,3); S;L0,2;L1,1;L2,2
@@ -34,8 +34,9 @@ class TestParams:
         assert P.parse_params("7x7b20s4d1") == LightupParams(7, 7, 20, 4, 1)
         assert P.parse_params("10x6") == LightupParams(10, 6, 20, 2, 0)
         assert P.parse_params("5") == LightupParams(5, 7, 20, 2, 0)  # lightup.c: height keeps its default 7
-        assert P.parse_params("7x7r") == LightupParams(7, 7, 20, 2, 2)  # legacy 'r' = hard
-        assert P.parse_params("7x7b30") == LightupParams(7, 7, 30, 2, 0)
+        assert P.parse_params("7x7r") == LightupParams(7, 7, 20, 4, 2)  # legacy 'r' = hard
+        assert P.parse_params("7x7b30") == LightupParams(7, 7, 30, 4, 0)  # a square grid keeps the default s4
+        assert P.parse_params("7x7") == LightupParams(7, 7, 20, 4, 0)
         assert P.format_params(LightupParams(10, 6, 25, 1, 2)) == "10x6b25s1d2"
         assert P.format_params(LightupParams(10, 6, 25, 1, 2), full=False) == "10x6"
 
@@ -119,6 +120,11 @@ class TestGeneration:
         for inst in generated.values():
             assert sgt_print_accepts(P, inst.game_id), inst.game_id
         assert not sgt_print_accepts(P, "3x3b20s0d0:g3b")
+
+    @pytest.mark.skipif(P.sgt_binary() is None, reason="sgt-lightup not installed")
+    @pytest.mark.parametrize("short", ["7x7", "7x5", "5", "10x10", "7x7b30", "7x7r", "7x7d1", "7x7s0", "6x6s1"])
+    def test_short_params_read_as_the_collection_does(self, short, tmp_path):
+        assert P.format_params(P.parse_params(short)) == sgt_full_params(P, short, tmp_path)
 
     @pytest.mark.skipif(P.sgt_binary() is None, reason="sgt-lightup not installed")
     def test_sgt_backend(self):
