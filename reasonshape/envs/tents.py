@@ -551,10 +551,14 @@ class Tents(Puzzle):
     _COUNT_RE = re.compile(r"\b(row|column) (\d+) (has|contains|does not have|doesn't have|does not contain) "
                            r"(\d+) tents?\b", re.IGNORECASE)
 
+    _TREE_RE = re.compile(r"\((\d+),(\d+)\) (is not|isn't|is) (?:a )?tree\b", re.IGNORECASE)
+
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read count claims, ``"row r has n tents"`` / ``"column c contains n tents"`` and their negations
-        (``"does not have"``), as :meth:`claim_text` writes them. Value claims are read by the generic
-        "(r,c) is <word>" patterns through ``VALUE_WORDS``. Linear time; lines off the grid are skipped."""
+        (``"does not have"``), and tree claims, ``"(r,c) is a tree"`` / ``"(r,c) is not a tree"``, as
+        :meth:`claim_text` writes them (the generic "(r,c) is <word>" patterns read tent and grass claims through
+        ``VALUE_WORDS``, but only for the variables, which tree cells are not). Linear time; cells and lines off
+        the grid are skipped."""
         w, h = instance.params.w, instance.params.h
         out = []
         for m in self._COUNT_RE.finditer(text):
@@ -563,6 +567,10 @@ class Tents(Puzzle):
                 continue
             claim = Claim("row_count", ((k, 1),), n) if kind == "row" else Claim("column_count", ((1, k),), n)
             out.append((claim if verb in ("has", "contains") else claim.negated(), m.start(), m.end()))
+        for m in self._TREE_RE.finditer(text):
+            r, c = int(m[1]), int(m[2])
+            if 1 <= r <= h and 1 <= c <= w:
+                out.append((Claim("value", ((r, c),), TREE, m[3].lower() == "is"), m.start(), m.end()))
         return out
 
     # ------------------------------------------------------------------ constraint view

@@ -560,7 +560,8 @@ class SchemaReader:
         own = [Mention(claim, offset + s, offset + e) for claim, s, e in own_raw]
         found: list[Mention] = []
         if self.grid:
-            listing = self._row_listing(text, offset)
+            # a sentence that names a cell ("(1,3) > (1,2)") is a statement about cells, not a bare grid row
+            listing = self._row_listing(text, offset, bare=not refs)
             if listing:
                 return listing
             generic = self._cell_claims(text, offset, refs) + [(m, m.start) for m in self._count_claims(text, offset)]
@@ -706,9 +707,10 @@ class SchemaReader:
             out.append(Mention(Claim(kind, cells, (n, val)), offset + m.start(), offset + m.end()))
         return out
 
-    def _row_listing(self, text: str, offset: int) -> list[Mention]:
+    def _row_listing(self, text: str, offset: int, bare: bool = True) -> list[Mention]:
         """A row or column listing ("Row 4: 1 3 4 2", "Second row: _ 4 3 2.", "Column 2: 3, 2, _, _") -> its cell
-        claims (blanks skipped); a bare grid row -> one ``_grid_row`` placeholder for :meth:`resolve_grid_rows`."""
+        claims (blanks skipped); a bare grid row (only with ``bare``) -> one ``_grid_row`` placeholder for
+        :meth:`resolve_grid_rows`."""
         m = _LISTING.match(text)
         if m:
             if m.group("Lc_o") or m.group("Lc_n"):
@@ -723,7 +725,7 @@ class SchemaReader:
             if vals is not None and r and 1 <= r <= self.rows:
                 return self._listing_row(r, vals, offset + m.start("body"), offset + m.end())
             return []
-        if len(text) > self._max_row_chars:
+        if not bare or len(text) > self._max_row_chars:
             return []
         vals = self._tokens(text)
         return [] if vals is None else [Mention(Claim("_grid_row", (), tuple(vals)), offset, offset + len(text), True)]

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from reasonshape import envs
 from reasonshape.envs import Claim
 from reasonshape.envs.interop import load_reasoning_gym_traces
-from reasonshape.extraction import schema
+from reasonshape.extraction import extract_graph, schema
 from reasonshape.extraction.schema import SchemaReader, _Canon, cell_refs, ordinal
 
 SOLO = envs.get("solo")
@@ -292,6 +292,18 @@ class TestListings:
                                       "Column 5: 1 2 3 4", "The fifth row is 1 2 3 4"])
     def test_wrong_length_or_off_grid_lines_are_not_listings(self, text):
         assert [m for m in reader().read(text) if m.listing] == []
+
+    @pytest.mark.parametrize("text", ["(1,3) > (1,2)", "(1,3) > (1,2).", "(2,3) < (1,3)"])
+    def test_a_line_of_cell_references_is_not_a_bare_grid_row(self, text):
+        # as many digits as a row has cells (4 here), but a statement about cells: the inequality is read
+        inst = UNEQUAL.parse_game_id("4de:0,3,0D,0,0U,0,0D,0,0,0,0,0,0,0,0RL,0,")
+        got = [m.claim for m in SchemaReader(UNEQUAL, inst).read(text)]
+        assert got == [gt((1, 3), (1, 2)) if "(1,2)" in text else gt((1, 3), (2, 3))]
+
+    def test_bare_grid_rows_still_read(self):
+        inst = UNEQUAL.parse_game_id("4de:0,3,0D,0,0U,0,0D,0,0,0,0,0,0,0,0RL,0,")
+        res = extract_graph(UNEQUAL, inst, "The grid:\n4 3 2 1\n1 2 4 3\n3 4 1 2\n2 1 3 4\nDone.")
+        assert sum(d["claim"].kind == "value" for _, d in res.graph.graph.nodes(data=True)) == 16
 
 
 # ----------------------------------------------------------------------------------------------- linear time

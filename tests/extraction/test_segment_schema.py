@@ -173,3 +173,19 @@ def test_claims_the_puzzle_cannot_label_are_skipped_not_fatal(name):
                 res = extract_deterministic(p, inst, f"{good}. Then {bad}. So {good}.")
                 assert len(res.graph) >= 2 and res.fallback is None, bad[:80]
     assert kept  # some mutated numbers still name real cells and values: those claims are read
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_every_given_and_solution_claim_is_read_back_from_its_claim_text(name):
+    """What ``claim_text`` writes (the engine's traces, the prompts' examples) is read as that claim, negations
+    included: on the first dev instances of every puzzle, for every given claim (tents' trees among them) and C*."""
+    from tests.envs._tatham import dev_rows
+
+    puzzle = envs.get(name)
+    for row in dev_rows(name)[:3]:
+        inst = puzzle.parse_game_id(row["game_id"])
+        reader = SchemaReader(puzzle, inst)
+        for claim in (*puzzle.given_claims(inst), *puzzle.solution_claims(inst)):
+            for c in (claim, claim.negated()):
+                text = puzzle.claim_text(c)
+                assert c in [m.claim for m in reader.read(text)], text
