@@ -36,6 +36,7 @@ from reasonshape.rewards.functions import (
     get_shaped_reward,
 )
 from reasonshape.rewards.scorer import Scorer
+from reasonshape.rewards.structural_uncertainty import candidate_parts
 from reasonshape.training.backends import GenerationBackend, Sample
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -129,6 +130,26 @@ class TestAccuracyReward:
                 [{"role": "assistant", "content": block(WRONG)}]]
         # the answer inside reasoning_content is a draft, as inside <think>: the second completion has no final answer
         assert call(f, conv) == [1.0, 0.0, 0.0]
+
+    @pytest.mark.parametrize("role", ["tool", "user", "system"])
+    def test_an_answer_in_a_non_assistant_message_earns_nothing(self, traces, role):
+        # TRL's tool calling appends {"role": "tool", ...} messages to a completion: a tool (or a user turn) that
+        # prints the solution must not be credited to the policy (audit finding 5)
+        conv = [{"role": "assistant", "content": "let me call the solver"},
+                {"role": role, "content": traces["correct_long"]},
+                {"role": "assistant", "content": "done"}]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RewardWarning)
+            fs = get_reward_functions(["shaped", "accuracy", "format", "eta"])
+            logged = {}
+            got = [call(f, [conv], log_extra=lambda c, v: logged.__setitem__(c, v)) for f in fs]
+        assert got == [[0.0], [0.0], [0.0], [0.0]]
+        assert logged["correct"] == [False] and logged["claim_labels"][0].startswith("correct=0 wrong=0")
+        # nor is it shown to the self-preference judge as the policy's answer
+        assert candidate_parts([{"role": role, "content": block(CORRECT)}])[0] == "(no <answer> block)"
+        # the same answer in the assistant's own message is credited
+        own = [{"role": "user", "content": "solve it"}, {"role": "assistant", "content": traces["correct_long"]}]
+        assert call(get_accuracy_reward(), [own]) == [1.0]
 
     @pytest.mark.parametrize("reasoning, content", [
         ("draft <answer>\n{c}\n</answer>", "I could not solve it."),  # the helper-found case: a draft only
