@@ -32,8 +32,9 @@ documented fallback (usually ``None``) and a :class:`RewardWarning` naming the c
 
 The module-level instances (``accuracy_reward``, ...) share one default scorer, for ``trl grpo --reward_funcs
 reasonshape.rewards.functions.accuracy_reward``; ``self_preference_reward`` then reads its judge endpoint from the
-environment (:meth:`JudgeSettings.from_env`). ``reasonshape train`` builds its own set with
-:func:`get_reward_functions`.
+environment (:meth:`JudgeSettings.from_env`) and G from ``REASONSHAPE_NUM_GENERATIONS``
+(:func:`num_generations_from_env`; without G the whole-group check is incomplete, :func:`find_groups`).
+``reasonshape train`` builds its own set with :func:`get_reward_functions`, passing ``num_generations``.
 
 References
 ----------
@@ -67,6 +68,8 @@ __all__ = [
     "JudgeSettings",
     "RewardScorer",
     "find_groups",
+    "NUM_GENERATIONS_ENV",
+    "num_generations_from_env",
     "format_ok",
     "get_accuracy_reward",
     "get_format_reward",
@@ -274,6 +277,36 @@ class JudgeSettings:
 
 
 # ===================================================================================================== groups
+#: Environment variable giving G (``num_generations``) to the module-level rewards (``trl grpo`` passes no G).
+NUM_GENERATIONS_ENV = "REASONSHAPE_NUM_GENERATIONS"
+
+_BATCH_RULE = ("Rule: TRL gives each process per_device_train_batch_size * steps_per_generation (default "
+               "gradient_accumulation_steps) consecutive completions, so that product must be a multiple of "
+               "num_generations.")
+
+
+def num_generations_from_env(environ: Mapping[str, str] | None = None) -> int | None:
+    """G from ``REASONSHAPE_NUM_GENERATIONS`` (for the module-level rewards, which ``trl grpo`` builds without
+    arguments); ``None`` when unset.
+
+    Raises
+    ------
+    ConfigError
+        The variable is set but is not an integer >= 2.
+    """
+    env = os.environ if environ is None else environ
+    raw = env.get(NUM_GENERATIONS_ENV)
+    if raw is None or not raw.strip():
+        return None
+    try:
+        g = int(raw)
+    except ValueError:
+        g = 0
+    if g < 2:
+        raise ConfigError(f"{NUM_GENERATIONS_ENV} must be an integer >= 2 (GRPO's num_generations), got {raw!r}")
+    return g
+
+
 def _prompt_key(prompt: Any) -> str:
     if isinstance(prompt, str):
         return prompt
@@ -293,7 +326,10 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
         ``num_generations`` times in a row.
     num_generations : int, optional
         G, the group size. When given, a run of ``k·G`` equal prompts (the same prompt drawn twice in a row) is
-        split into ``k`` groups. When ``None``, G is the greatest common divisor of the run lengths.
+        split into ``k`` groups. When ``None``, every run must have the same length (>= 2), which is taken as G: a
+        batch whose runs differ (a group split across processes, or a prompt drawn twice in a row) raises, as G
+        cannot be inferred. A batch holding part of ONE group per prompt (e.g. runs of 2 with G = 4) looks whole,
+        so the check is complete only when G is given.
 
     Returns
     -------
@@ -303,8 +339,8 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
     Raises
     ------
     ConfigError
-        A run length is not a multiple of G, or G < 2: the batch does not hold whole groups. The message states
-        the batch-size rule.
+        A run length is not a multiple of G, or G < 2: the batch does not hold whole groups; or G is ``None`` and
+        the runs have different lengths. The message states the batch-size rule.
 
     Examples
     --------
@@ -321,14 +357,20 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
     if not runs:
         return []
     lengths = [b - a for a, b in runs]
-    g = num_generations if num_generations is not None else math.gcd(*lengths)
+    if num_generations is None and len(set(lengths)) > 1:
+        raise ConfigError(
+            f"self-preference cannot infer num_generations (G) from this batch: its runs of equal prompts have "
+            f"lengths {lengths}, so a group may be split (or a prompt repeated). Pass G: get_reward_functions(..., "
+            "num_generations=G) or RewardScorer(num_generations=G) (reasonshape train does), or set "
+            f"{NUM_GENERATIONS_ENV}=G for the module-level rewards (trl grpo). {_BATCH_RULE}"
+        )
+    g = num_generations if num_generations is not None else lengths[0]
     if g < 2 or any(n % g for n in lengths):
         raise ConfigError(
             "self-preference needs whole groups in every reward call: each process must receive all "
             f"num_generations completions of a prompt, got runs of equal prompts of lengths {lengths}"
             + (f" with num_generations={num_generations}" if num_generations is not None else "")
-            + ". Rule: per_device_train_batch_size * steps_per_generation must be a multiple of num_generations, "
-            "and with several processes per_device_train_batch_size itself must be a multiple of num_generations."
+            + f". {_BATCH_RULE}"
         )
     return [(a + k * g, a + (k + 1) * g) for a, b in runs for k in range((b - a) // g)]
 
@@ -415,7 +457,9 @@ class RewardScorer:
         The self-preference judge; ``None``: self-preference is unavailable (its reward returns ``None`` with a
         warning).
     num_generations : int, optional
-        G, used to split runs of equal prompts into groups (:func:`find_groups`); ``None``: inferred.
+        G, used to split runs of equal prompts into groups and check they are whole (:func:`find_groups`);
+        ``None``: inferred from runs of one common length, a weaker check (the module-level rewards read it from
+        ``REASONSHAPE_NUM_GENERATIONS``).
 
     Notes
     -----
@@ -1065,14 +1109,20 @@ def get_reward_functions(names: Sequence[str] = ("shaped", "accuracy", "format",
 
 
 # Module-level rewards for ``trl grpo --reward_funcs reasonshape.rewards.functions.<name>`` (dotted paths): they
-# share one default scorer; self-preference reads its judge from REASONSHAPE_JUDGE_BASE_URL / _MODEL.
+# share one default scorer; self-preference reads its judge from REASONSHAPE_JUDGE_BASE_URL / _MODEL and G from
+# REASONSHAPE_NUM_GENERATIONS.
 def _default_scorer() -> RewardScorer:
     try:
         judge = JudgeSettings.from_env()
     except ConfigError as e:  # a bad environment must not break ``import``; the reward then warns and gives None
         _warn(f"ignoring the REASONSHAPE_JUDGE_* environment: {e}")
         judge = None
-    return RewardScorer(judge=judge)
+    try:
+        g = num_generations_from_env()
+    except ConfigError as e:  # likewise: G is then inferred from the batch (equal runs only)
+        _warn(f"ignoring {NUM_GENERATIONS_ENV}: {e}")
+        g = None
+    return RewardScorer(judge=judge, num_generations=g)
 
 
 _DEFAULT_SCORER = _default_scorer()

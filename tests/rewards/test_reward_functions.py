@@ -348,8 +348,36 @@ class TestFindGroups:
     def test_same_prompt_twice_in_a_row_is_split(self):
         assert find_groups(["a"] * 4 + ["b"] * 2, 2) == [(0, 2), (2, 4), (4, 6)]
 
-    def test_inferred_size_is_the_gcd(self):
-        assert find_groups(["a"] * 6 + ["b"] * 3, None) == [(0, 3), (3, 6), (6, 9)]
+    def test_inferred_size_needs_equal_runs(self):
+        assert find_groups(["a"] * 3 + ["b"] * 3, None) == [(0, 3), (3, 6)]
+
+    @pytest.mark.parametrize("prompts", [["a"] * 4 + ["b"] * 2, ["a"] * 2 + ["b"] * 4, ["a"] * 6 + ["b"] * 3])
+    def test_unequal_runs_without_g_raise_instead_of_guessing(self, prompts):
+        # runs [4, 2] are one whole group of 4 and half a group (a group split across processes): the old gcd rule
+        # scored them as three groups of 2 (audit finding 1)
+        with pytest.raises(ConfigError, match="cannot infer num_generations .*REASONSHAPE_NUM_GENERATIONS"):
+            find_groups(prompts, None)
+        assert find_groups(["a"] * 4 + ["b"] * 4, None) == [(0, 4), (4, 8)]
+
+    def test_num_generations_from_env(self):
+        assert F.num_generations_from_env({}) is None
+        assert F.num_generations_from_env({"REASONSHAPE_NUM_GENERATIONS": "4"}) == 4
+        for bad in ("1", "four", "2.5", "-3"):
+            with pytest.raises(ConfigError, match="REASONSHAPE_NUM_GENERATIONS must be an integer >= 2"):
+                F.num_generations_from_env({"REASONSHAPE_NUM_GENERATIONS": bad})
+
+    @pytest.mark.parametrize("value, expected", [("4", 4), ("x", None), ("1", None), (None, None)])
+    def test_module_level_rewards_read_g_from_the_environment(self, monkeypatch, value, expected):
+        if value is None:
+            monkeypatch.delenv("REASONSHAPE_NUM_GENERATIONS", raising=False)
+        else:
+            monkeypatch.setenv("REASONSHAPE_NUM_GENERATIONS", value)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            scorer = F._default_scorer()
+        assert scorer.num_generations == expected
+        assert any("ignoring REASONSHAPE_NUM_GENERATIONS" in str(x.message) for x in w) == (expected is None
+                                                                                            and value is not None)
 
     def test_message_list_prompts(self):
         p1 = [{"role": "user", "content": "x"}]
