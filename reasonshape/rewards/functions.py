@@ -990,9 +990,13 @@ def get_self_preference_reward(scorer: RewardScorer | None = None) -> _SelfPrefe
     every completion when the judge has no preference; it sums to 0 over a group.
 
     Whole groups are required: the batch's consecutive equal prompts are the groups (:func:`find_groups`), and a
-    batch that does not hold whole groups raises :class:`ConfigError` on the first call (rule: with several
-    processes, ``per_device_train_batch_size`` must be a multiple of ``num_generations``). Later failures (judge
-    down, ...) return ``None`` for the batch with a :class:`RewardWarning`.
+    batch that does not hold whole groups raises :class:`ConfigError` on the first call (rule: TRL gives each
+    process ``per_device_train_batch_size * steps_per_generation`` consecutive completions, so that product must be
+    a multiple of ``num_generations``). The check is complete only when the scorer knows G
+    (``RewardScorer(num_generations=G)``, ``get_reward_functions(..., num_generations=G)``, or
+    ``REASONSHAPE_NUM_GENERATIONS`` for the module-level reward); without it, runs of different lengths raise and a
+    batch holding part of every group goes unnoticed. Later failures (judge down, ...) return ``None`` for the batch
+    with a :class:`RewardWarning`.
 
     Parameters
     ----------

@@ -345,8 +345,9 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
     ConfigError
         ``model_name_or_path`` unset; ``remove_unused_columns`` true (the rewards need the ``puzzle`` and
         ``game_id`` columns); ``reward_weights`` of the wrong length; a self-preference judge while a process could
-        receive part of a group (several processes and ``per_device_train_batch_size`` not a multiple of
-        ``num_generations``); ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
+        receive part of a group (several processes and ``per_device_train_batch_size * steps_per_generation``, the
+        consecutive completions TRL gives each process, not a multiple of ``num_generations``);
+        ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
     """
     if not model.model_name_or_path:
         raise ConfigError("model_name_or_path must be set (a local directory or hub id), got None")
@@ -358,11 +359,17 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
                           f"{list(grpo.reward_weights)}")
     if rs.uses_judge:
         n_proc = int(getattr(grpo, "world_size", 1) or 1)
-        if n_proc > 1 and grpo.per_device_train_batch_size % grpo.num_generations:
+        # GRPOConfig.__post_init__ sets steps_per_generation (gradient_accumulation_steps when neither it nor
+        # generation_batch_size is given); TRL's sampler then hands each process per_device_train_batch_size *
+        # steps_per_generation consecutive completions
+        spg = int(getattr(grpo, "steps_per_generation", None) or grpo.gradient_accumulation_steps or 1)
+        if n_proc > 1 and (grpo.per_device_train_batch_size * spg) % grpo.num_generations:
             raise ConfigError(
-                "per_device_train_batch_size must be a multiple of num_generations when self-preference is used on "
-                f"several processes (each process must see whole groups), got per_device_train_batch_size="
-                f"{grpo.per_device_train_batch_size}, num_generations={grpo.num_generations}, processes={n_proc}")
+                "per_device_train_batch_size * steps_per_generation (default gradient_accumulation_steps) must be a "
+                "multiple of num_generations when self-preference is used on several processes (TRL gives each "
+                "process that many consecutive completions, which must hold whole groups), got "
+                f"per_device_train_batch_size={grpo.per_device_train_batch_size}, steps_per_generation={spg}, "
+                f"num_generations={grpo.num_generations}, processes={n_proc}")
         if rs.judge == "vllm_server" and not (grpo.use_vllm and grpo.vllm_mode == "server"):
             raise ConfigError(f"judge must not be 'vllm_server' without use_vllm=True and vllm_mode='server', got "
                               f"use_vllm={grpo.use_vllm}, vllm_mode={grpo.vllm_mode!r}")

@@ -97,17 +97,29 @@ class TestParsing:
         with pytest.raises(ConfigError, match="one weight per reward"):
             T.parse_train_args(["--config", str(SMOKE), "--reward_weights", "1.0", "0.0"])
 
-    def test_whole_group_rule_on_several_processes(self):
-        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE)])
-        grpo.per_device_train_batch_size = 6  # not a multiple of num_generations = 4
-
+    @staticmethod
+    def _two_processes(grpo):
         class TwoProcesses:
             def __getattr__(self, k):
                 return 2 if k == "world_size" else getattr(grpo, k)
 
+        return TwoProcesses()
+
+    def test_whole_group_rule_on_several_processes(self):
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE)])
+        grpo.per_device_train_batch_size = 6  # 6 * steps_per_generation 1: not a multiple of num_generations = 4
         T.check_compatible(rs, grpo, model)  # one process: the generation batch holds whole groups
-        with pytest.raises(ConfigError, match="multiple of num_generations"):
-            T.check_compatible(rs, TwoProcesses(), model)
+        with pytest.raises(ConfigError, match=r"per_device_train_batch_size \* steps_per_generation .*multiple of "
+                                              "num_generations.*steps_per_generation=1"):
+            T.check_compatible(rs, self._two_processes(grpo), model)
+
+    @pytest.mark.parametrize("extra", [["--gradient_accumulation_steps", "2"], ["--steps_per_generation", "2"]])
+    def test_whole_groups_per_process_count_steps_per_generation(self, extra):
+        # TRL gives each process per_device_train_batch_size * steps_per_generation consecutive completions: 2 * 2
+        # holds one whole group of 4 (audit finding 4: this layout was refused)
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--per_device_train_batch_size", "2", *extra])
+        assert grpo.steps_per_generation == 2
+        T.check_compatible(rs, self._two_processes(grpo), model)
 
     def test_vllm_server_judge_url(self):
         rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--judge", "auto", "--use_vllm", "true",
