@@ -471,7 +471,8 @@ class RewardScorer:
     or failed), ``reward_time_s`` (scoring seconds per completion), ``error`` (share that could not be scored) and,
     once the group scores exist, ``su/total``, ``su/ambiguity``, ``su/instability`` (U, A, I in nats, means over
     groups), their ``_norm`` versions, ``su/dispersion``, ``su/unparsed_rate`` and ``su_time_s``. Per-completion
-    columns go to ``log_extra``: ``eta``, ``correct``, ``claim_labels`` and, with the judge, ``preference_mass``.
+    columns go to ``log_extra``: ``eta``, ``correct``, ``claim_labels`` and, with the judge, ``preference_mass``
+    (``None`` for every completion of a batch the judge could not score, so no column is ever left stale).
     Thread-safe (one lock around batch scoring). Picklable: caches, the lock and live bound backends are dropped.
     Source: reasonshape choice.
     """
@@ -592,6 +593,10 @@ class RewardScorer:
                 except ConfigError as e:
                     b.group_error = e
             if b.group_error is not None:
+                if not b.su_done:  # once per batch: the completions table gets no stale preference_mass column
+                    b.su_done, b.preference = True, [None] * b.n
+                    if log_extra is not None and b.n:
+                        _emit_extra(log_extra, "preference_mass", list(b.preference))
                 raise b.group_error
             if b.su_done:
                 return b.preference
@@ -666,7 +671,9 @@ class RewardScorer:
                 if vals:
                     metrics[k] = sum(vals) / len(vals)
         _emit_metrics(metrics, log_metric)
-        if log_extra is not None and b.su is not None:
+        # also when the judge failed (all None): TRL keeps each log_extra column in a deque of generation_batch_size
+        # entries, so a batch that logs nothing would show the previous batch's values next to its completions
+        if log_extra is not None and b.n:
             _emit_extra(log_extra, "preference_mass", list(b.preference))
 
 

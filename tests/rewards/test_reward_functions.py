@@ -426,6 +426,28 @@ class TestSelfPreferenceReward:
             got = call(f, [block(CORRECT), block(WRONG)], prompts=["p", "p"])
         assert got == [None, None]
 
+    def test_preference_mass_column_is_logged_as_none_when_not_computed(self, traces):
+        # TRL keeps log_extra columns in a deque per generation batch: a step that logs no preference_mass would
+        # show the previous step's values next to the new completions (audit finding 2)
+        judge = AnswerJudge()
+        f = get_self_preference_reward(judged_scorer(judge, num_generations=2))
+        comps = [traces["correct_short"], traces["wrong_short"]]
+        extra: list[tuple[str, list]] = []
+        log_extra = lambda c, v: extra.append((c, list(v)))  # noqa: E731
+        call(f, comps, prompts=["p", "p"], trainer_state=SimpleNamespace(global_step=1), log_extra=log_extra)
+        assert [v for c, v in extra if c == "preference_mass"] == [[0.0, 0.0]]  # N = 2: uniform, logged
+        judge.fail = True
+        extra.clear()
+        with pytest.warns(RewardWarning, match="judge endpoint down"):
+            call(f, comps[::-1], prompts=["p", "p"], trainer_state=SimpleNamespace(global_step=2), log_extra=log_extra)
+        assert [v for c, v in extra if c == "preference_mass"] == [[None, None]]
+        # a batch without whole groups (after the first call): the column is logged as None once, too
+        extra.clear()
+        with pytest.warns(RewardWarning, match="whole groups"):
+            call(f, comps + comps[:1], prompts=["p", "p", "q"], trainer_state=SimpleNamespace(global_step=3),
+                 log_extra=log_extra)
+        assert [v for c, v in extra if c == "preference_mass"] == [[None, None, None]]
+
     def test_a_group_without_any_readable_verdict_gets_none_not_zero(self, traces):
         class Mumbling(AnswerJudge):  # no verdict in the group whose query says MUTE
             def _generate(self, prompts, **kw):
