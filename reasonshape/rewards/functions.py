@@ -516,8 +516,27 @@ class RewardScorer:
                                     temperature=s.temperature, max_tokens=s.max_tokens, logprobs=s.logprobs)
 
     def bind_policy(self, model: Any, tokenizer: Any) -> None:
-        """Judge with the live policy ``model`` (a ``transformers`` model, unwrapped) and its ``tokenizer``."""
+        """Judge with the live policy ``model`` (a ``transformers`` model, unwrapped) and its ``tokenizer``.
+
+        Call it once the trainer is built, on the model it trains: ``scorer.bind_policy(trainer.accelerator.
+        unwrap_model(trainer.model), trainer.processing_class)`` (``reasonshape train`` does). A ``policy`` judge
+        that was never bound raises :class:`ConfigError` on a self-preference reward's first call.
+        """
         self.bind_judge_backend(_PolicyJudgeBackend(model, tokenizer))
+
+    def _check_bound(self) -> None:
+        """A live judge (``policy`` / ``vllm``) must have been bound before the first reward call: forgetting to is
+        a set-up error, raised as such (not a per-step judge failure that would leave a whole run without
+        self-preference)."""
+        s = self.judge_settings
+        if self._judge is not None or s is None or s.kind not in ("policy", "vllm"):
+            return
+        how = ("scorer.bind_policy(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)"
+               if s.kind == "policy" else
+               "scorer.bind_judge_backend(VLLMBackend(llm=trainer.vllm_generation.llm))")
+        raise ConfigError(f"the self-preference judge (kind {s.kind!r}) is the live policy and was never bound: call "
+                          f"{how} once the trainer is built, before training (reasonshape train does this; a "
+                          "scorer unpickled in another process must be bound again)")
 
     def _get_judge(self):
         if self._judge is None:
@@ -584,13 +603,15 @@ class RewardScorer:
         Raises
         ------
         ConfigError
-            The batch does not hold whole groups (:func:`find_groups`).
+            The batch does not hold whole groups (:func:`find_groups`), or a ``policy`` / ``vllm`` judge was never
+            bound (:meth:`bind_policy`, :meth:`bind_judge_backend`).
         """
         with self._lock:
             if b.groups is None and b.group_error is None:
                 try:
                     b.groups = find_groups(b.prompts, self.num_generations)
-                except ConfigError as e:
+                    self._check_bound()
+                except ConfigError as e:  # set-up errors: raised on a reward's first call, warned after
                     b.group_error = e
             if b.group_error is not None:
                 if not b.su_done:  # once per batch: the completions table gets no stale preference_mass column

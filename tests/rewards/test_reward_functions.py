@@ -471,6 +471,23 @@ class TestSelfPreferenceReward:
         prompts = ["p", "p", "MUTE q", "MUTE q"]
         assert call(shaped, comps, prompts=prompts) == pytest.approx(call(plain, comps, prompts=prompts))
 
+    @pytest.mark.parametrize("kind", ["policy", "vllm"])
+    def test_an_unbound_live_judge_raises_on_the_first_call(self, traces, kind):
+        # a forgotten bind_policy is a set-up error, not a judge failure that warns once and leaves the whole run
+        # without self-preference (audit finding 6)
+        sp, shaped = get_reward_functions(["self_preference", "shaped"], weights=ShapingWeights(self_preference=0.1),
+                                          judge=JudgeSettings(kind=kind, trials=2, logprobs=None))
+        comps = [block(CORRECT), block(WRONG)]
+        with pytest.raises(ConfigError, match=f"kind '{kind}'.*never bound: call scorer.bind_"):
+            call(sp, comps, prompts=["p", "p"])
+        with pytest.raises(ConfigError, match="never bound"):
+            call(shaped, comps, prompts=["p", "p"])
+        with pytest.warns(RewardWarning, match="never bound"):  # after the first call: None, never a raise
+            assert call(sp, comps[::-1], prompts=["p", "p"]) == [None, None]
+        judge = AnswerJudge()
+        sp.scorer.bind_judge_backend(judge)
+        assert call(sp, comps, prompts=["q", "q"]) == pytest.approx([0.0, 0.0]) and judge.calls == 1
+
     def test_no_judge_gives_none_and_warning(self):
         f = get_self_preference_reward(RewardScorer())
         with pytest.warns(RewardWarning, match="no judge"):
