@@ -28,7 +28,8 @@ TRL contract (trl 1.16, ``GRPOTrainer._calculate_rewards``): each function is ca
 sample). No reward returns NaN, and none raises into the trainer after its first call: a failure gives the
 documented fallback (usually ``None``) and a :class:`RewardWarning` naming the cause. A malformed *call* (missing
 ``puzzle`` / ``game_id`` columns, lengths that differ, a batch that does not hold whole groups) raises
-:class:`~reasonshape.errors.ConfigError` on the function's first call, where it is a set-up error.
+:class:`~reasonshape.errors.ConfigError` on the function's first call (in each process: an unpickled reward
+counts its calls afresh), where it is a set-up error.
 
 The module-level instances (``accuracy_reward``, ...) share one default scorer, for ``trl grpo --reward_funcs
 reasonshape.rewards.functions.accuracy_reward``; ``self_preference_reward`` then reads its judge endpoint from the
@@ -781,6 +782,10 @@ class _Reward(ABC):
 
     def __repr__(self) -> str:
         return f"<{self.__name__}>"
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._calls = 0  # an unpickled reward (a new process: an async rollout worker) validates its first call again
 
     def __call__(self, prompts: Any = None, completions: Any = None, completion_ids: Any = None, *,
                  puzzle: Any = None, game_id: Any = None, trainer_state: Any = None, log_metric: Any = None,

@@ -573,6 +573,17 @@ class TestPicklingAndThreads:
             comps = [traces["correct_short"], traces["wrong_short"]]
             assert call(g, comps, prompts=["p", "p"]) == call(f, comps, prompts=["p", "p"])
 
+    def test_an_unpickled_reward_raises_on_its_first_call_again(self, traces):
+        # a used reward pickled to a new process must still treat a malformed first call as a set-up error
+        # (audit finding 11)
+        f = get_accuracy_reward()
+        assert call(f, [traces["correct_short"]]) == [1.0]
+        g = pickle.loads(pickle.dumps(f))
+        with pytest.raises(ConfigError, match="no 'game_id' column"):
+            g(completions=[traces["correct_short"]], puzzle=["tents"])
+        with pytest.warns(RewardWarning, match="no 'game_id' column"):  # the original is past its first call
+            assert f(completions=[traces["correct_short"]], puzzle=["tents"]) == [None]
+
     def test_list_unpickles_sharing_one_scorer(self):
         fs = pickle.loads(pickle.dumps(get_reward_functions(["shaped", "accuracy", "eta"])))
         assert fs[0].scorer is fs[1].scorer is fs[2].scorer
