@@ -157,13 +157,18 @@ class ShapingWeights:
         if self.accuracy <= 0:
             raise ConfigError(f"accuracy weight must be > 0 (accuracy is the task), got {self.accuracy!r}")
         if not self.allow_gaming and self.gaming_margin() <= 0:
-            raise ConfigError(
-                "shaping weights must keep every correct answer above every wrong one: need accuracy - "
-                "self_preference > format + self_preference" + ("" if self.eta_only_correct else " + eta")
-                + f", got accuracy={self.accuracy}, format={self.format}, eta={self.eta}, self_preference="
-                f"{self.self_preference}, eta_only_correct={self.eta_only_correct} "
-                f"(margin {self.gaming_margin():.3g}); lower the shaping weights or set allow_gaming=True"
-            )
+            raise self.gaming_error()
+
+    def gaming_error(self, switch: str = "pass allow_gaming=True to ShapingWeights") -> ConfigError:
+        """The error for weights that break the anti-gaming rule; ``switch`` says how to accept them anyway in the
+        caller's terms (``reasonshape train`` names its ``allow_gaming_weights`` field)."""
+        return ConfigError(
+            "shaping weights must keep every correct answer above every wrong one: need accuracy - "
+            "self_preference > format + self_preference" + ("" if self.eta_only_correct else " + eta")
+            + f", got accuracy={self.accuracy}, format={self.format}, eta={self.eta}, self_preference="
+            f"{self.self_preference}, eta_only_correct={self.eta_only_correct} "
+            f"(margin {self.gaming_margin():.3g}); lower the shaping weights or {switch}"
+        )
 
     def gaming_margin(self) -> float:
         """Worst correct score minus best wrong score; > 0 means no wrong completion can outscore a correct one."""

@@ -25,7 +25,7 @@ import math
 import os
 import sys
 import time
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -173,10 +173,12 @@ class ReasonshapeArguments:
                               f"got {self.reward_funcs}")
         if len(set(self.reward_funcs)) != len(self.reward_funcs):
             raise ConfigError(f"reward_funcs must not repeat a reward, got {self.reward_funcs}")
-        self.weights = ShapingWeights(  # raises ConfigError "<name> weight must be ..., got ..." / anti-gaming
+        weights = ShapingWeights(  # raises ConfigError "<name> weight must be ..., got ..."
             accuracy=self.accuracy_weight, format=self.format_weight, eta=self.eta_weight,
-            self_preference=self.self_preference_weight, eta_only_correct=self.eta_only_correct,
-            allow_gaming=self.allow_gaming_weights)
+            self_preference=self.self_preference_weight, eta_only_correct=self.eta_only_correct, allow_gaming=True)
+        if not self.allow_gaming_weights and weights.gaming_margin() <= 0:  # the anti-gaming rule, in our field names
+            raise weights.gaming_error("set allow_gaming_weights: true (--allow_gaming_weights true)")
+        self.weights = replace(weights, allow_gaming=self.allow_gaming_weights)
         if self.extraction not in ("deterministic", "llm", "off"):
             raise ConfigError(f"extraction must be one of deterministic, llm, off, got {self.extraction!r}")
         if self.extraction == "llm" and not (self.extraction_base_url and self.extraction_model):

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from reasonshape.errors import ConfigError
+from reasonshape.rewards.functions import ShapingWeights
 from reasonshape.training import train as T
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -69,6 +70,15 @@ class TestReasonshapeArguments:
         doc = (ROOT / "docs" / "training.md").read_text()
         block = doc.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
         assert block == T.fields_markdown()
+
+    def test_gaming_weights_error_names_the_config_field(self):
+        # the Python argument is ShapingWeights(allow_gaming=...); a config / CLI user sets allow_gaming_weights
+        # (audit finding 9)
+        with pytest.raises(ConfigError, match="set allow_gaming_weights: true") as e:
+            T.parse_train_args(["--config", str(SMOKE), "--self_preference_weight", "0.6"])
+        assert "allow_gaming=True" not in str(e.value)
+        with pytest.raises(ConfigError, match="pass allow_gaming=True to ShapingWeights"):
+            ShapingWeights(self_preference=0.6)
 
     def test_gaming_weights_allowed_explicitly(self):
         a = T.ReasonshapeArguments(format_weight=2.0, allow_gaming_weights=True)
