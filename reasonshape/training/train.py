@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
@@ -282,8 +283,9 @@ def parse_train_args(argv: list[str] | None = None):
     Raises
     ------
     ConfigError
-        An invalid field value (also TRL's ``ValueError`` for its own fields, re-raised as ConfigError), or a
-        config file that cannot be read.
+        An invalid field value (also TRL's ``ValueError`` for its own fields, re-raised as ConfigError; its
+        generation-batch rule restated as "per_device_train_batch_size x steps_per_generation x processes must be a
+        multiple of num_generations"), or a config file that cannot be read.
     """
     parser = make_parser()
     try:
@@ -291,9 +293,26 @@ def parse_train_args(argv: list[str] | None = None):
     except ConfigError:
         raise
     except (ValueError, OSError) as e:
-        raise ConfigError(str(e)) from e
+        raise _trl_error(e) from e
     check_compatible(rs, grpo, model)
     return rs, grpo, model
+
+
+# GRPOConfig.__post_init__ (trl 1.16): "generation_batch_size (2) must be divisible by num_generations (4)."
+_TRL_GENERATION_BATCH = re.compile(r"generation_batch_size \((\d+)\) must be divisible by num_generations \((\d+)\)")
+
+
+def _trl_error(e: Exception) -> ConfigError:
+    """TRL's error as a one-line ConfigError; its generation-batch rule restated in the fields a user sets
+    (``generation_batch_size`` is derived, not set, in reasonshape's configs)."""
+    m = _TRL_GENERATION_BATCH.search(str(e))
+    if m is None:
+        return ConfigError(str(e))
+    return ConfigError(
+        "per_device_train_batch_size x steps_per_generation (default gradient_accumulation_steps) x processes must be "
+        f"a multiple of num_generations (each prompt's {m[2]} completions are generated in one batch), got "
+        f"{m[1]} (generation_batch_size) and num_generations={m[2]}: raise per_device_train_batch_size or "
+        "gradient_accumulation_steps, or lower num_generations")
 
 
 def default_reward_weights(rs: ReasonshapeArguments, grpo: Any) -> list[float] | None:

@@ -131,6 +131,17 @@ class TestParsing:
         assert grpo.steps_per_generation == 2
         T.check_compatible(rs, self._two_processes(grpo), model)
 
+    @pytest.mark.parametrize("bs, g, product", [("2", "4", "2"), ("6", "4", "6"), ("8", "3", "8")])
+    def test_generation_batch_rule_in_the_fields_the_user_sets(self, bs, g, product):
+        # TRL says "generation_batch_size (2) must be divisible by num_generations (4)", a field the user never set
+        # (audit finding 7)
+        with pytest.raises(ConfigError) as e:
+            T.parse_train_args(["--config", str(SMOKE), "--per_device_train_batch_size", bs, "--num_generations", g])
+        msg = str(e.value)
+        assert msg.startswith("per_device_train_batch_size x steps_per_generation (default "
+                              "gradient_accumulation_steps) x processes must be a multiple of num_generations")
+        assert f"got {product} (generation_batch_size) and num_generations={g}" in msg and "\n" not in msg
+
     def test_vllm_server_judge_url(self):
         rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--judge", "auto", "--use_vllm", "true",
                                               "--vllm_mode", "server", "--vllm_server_port", "8123"])
