@@ -365,7 +365,8 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
     ------
     ConfigError
         ``model_name_or_path`` unset; ``remove_unused_columns`` true (the rewards need the ``puzzle`` and
-        ``game_id`` columns); ``reward_weights`` of the wrong length; a self-preference judge while a process could
+        ``game_id`` columns); ``eval_strategy`` other than ``"no"`` (no eval split is built: ``reasonshape eval``
+        evaluates checkpoints); ``reward_weights`` of the wrong length; a self-preference judge while a process could
         receive part of a group (several processes and ``per_device_train_batch_size * steps_per_generation``, the
         consecutive completions TRL gives each process, not a multiple of ``num_generations``);
         ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
@@ -375,6 +376,11 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
     if grpo.remove_unused_columns:
         raise ConfigError("remove_unused_columns must be False: the rewards read the dataset's 'puzzle' and "
                           "'game_id' columns, got True")
+    eval_strategy = str(getattr(grpo.eval_strategy, "value", grpo.eval_strategy))
+    if eval_strategy != "no":  # the trainer gets no eval_dataset: TRL would fail after the model is loaded
+        raise ConfigError(f"eval_strategy must be 'no': reasonshape train builds no eval split; evaluate saved "
+                          f"checkpoints with 'reasonshape eval --model <output_dir>/checkpoint-N' (docs/eval.md), "
+                          f"got eval_strategy={eval_strategy!r}")
     if grpo.reward_weights is not None and len(grpo.reward_weights) != len(rs.reward_funcs):
         raise ConfigError(f"reward_weights must have one weight per reward in reward_funcs {rs.reward_funcs}, got "
                           f"{list(grpo.reward_weights)}")

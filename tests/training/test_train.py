@@ -103,6 +103,13 @@ class TestParsing:
         with pytest.raises(ConfigError, match="remove_unused_columns must be False"):
             T.parse_train_args(["--config", str(SMOKE), "--remove_unused_columns", "true"])
 
+    @pytest.mark.parametrize("strategy", ["steps", "epoch"])
+    def test_eval_strategy_rejected_before_any_model_is_loaded(self, strategy):
+        # reasonshape train builds no eval split: TRL failed with a traceback after loading the model (audit finding 8)
+        with pytest.raises(ConfigError, match=f"eval_strategy must be 'no'.*reasonshape eval.*got eval_strategy="
+                                              f"'{strategy}'"):
+            T.parse_train_args(["--config", str(SMOKE), "--eval_strategy", strategy, "--eval_steps", "1"])
+
     def test_reward_weights_length_checked(self):
         with pytest.raises(ConfigError, match="one weight per reward"):
             T.parse_train_args(["--config", str(SMOKE), "--reward_weights", "1.0", "0.0"])
