@@ -472,13 +472,15 @@ class RewardScorer:
     The batch of the latest call is memoised under (global step, every completion's puzzle, game ID and text
     hash), so the second and later reward functions of a step reuse it; per-completion scores are also kept in
     the :class:`Scorer`'s LRU. Metrics are logged once per batch through ``log_metric`` (names prefixed
-    ``reasonshape/``): ``accuracy``, ``format``, ``eta`` (mean clipped eta over completions where it is defined),
-    ``eta_defined``, ``claim_accuracy``, ``extraction_fallback`` (share of completions whose extraction fell back
-    or failed), ``reward_time_s`` (scoring seconds per completion), ``error`` (share that could not be scored) and,
-    once the group scores exist, ``su/total``, ``su/ambiguity``, ``su/instability`` (U, A, I in nats, means over
-    groups), their ``_norm`` versions, ``su/dispersion``, ``su/unparsed_rate`` and ``su_time_s``. Per-completion
-    columns go to ``log_extra``: ``eta``, ``correct``, ``claim_labels`` and, with the judge, ``preference_mass``
-    (``None`` for every completion of a batch the judge could not score, so no column is ever left stale).
+    ``reasonshape/``): ``accuracy``, ``format``, ``eta`` (mean clipped eta over completions where it is defined,
+    right or wrong: the measurement, not the correctness-gated ``eta_reward``), ``eta_defined``,
+    ``claim_accuracy``, ``extraction_fallback`` (share of completions whose extraction fell back or failed),
+    ``reward_time_s`` (scoring seconds per completion), ``error`` (share that could not be scored) and, once the
+    group scores exist, ``su/total``, ``su/ambiguity``, ``su/instability`` (U, A, I in nats, means over groups),
+    their ``_norm`` versions, ``su/dispersion``, ``su/unparsed_rate`` and ``su_time_s``. Per-completion columns go
+    to ``log_extra``: ``eta`` (the raw measured eta, not gated by correctness), ``correct``, ``claim_labels`` and,
+    with the judge, ``preference_mass`` (``None`` for every completion of a batch the judge could not score, so no
+    column is ever left stale).
     Thread-safe (one lock around batch scoring). Picklable: caches, the lock and live bound backends are dropped.
     Source: reasonshape choice.
     """
