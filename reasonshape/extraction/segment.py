@@ -33,17 +33,22 @@ def trace_text(completion: Any) -> str:
     """The full trace of a completion: reasoning (if separated by the server) then the content.
 
     Accepts a string, a message dict, or a list of message dicts (TRL conversational completions; the assistant
-    messages are joined). ``None`` and unknown types give ``""``. Reasoning that the server separated
-    (``reasoning_content`` / ``reasoning`` / ``thinking``) comes back as a ``<think>...</think>`` block before the
-    content, i.e. as the model wrote it: a message and the raw string it came from give the same text, so the same
-    answer (a final answer is read after the reasoning, :mod:`reasonshape.envs.answer`) and the same claim graph.
-    Source: reasonshape choice.
+    messages are joined). Only the model's own messages are read: a message whose ``role`` is set and is not
+    ``"assistant"`` (``tool``, ``user``, ``system``: e.g. the tool results TRL's tool calling appends to a
+    completion) gives ``""``, so an answer or claims written by a tool are never credited to the policy; a dict
+    without a ``role`` counts as the assistant's. ``None`` and unknown types give ``""``. Reasoning that the server
+    separated (``reasoning_content`` / ``reasoning`` / ``thinking``) comes back as a ``<think>...</think>`` block
+    before the content, i.e. as the model wrote it: a message and the raw string it came from give the same text, so
+    the same answer (a final answer is read after the reasoning, :mod:`reasonshape.envs.answer`) and the same claim
+    graph. Source: reasonshape choice.
     """
     if completion is None:
         return ""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, dict):
+        if completion.get("role", "assistant") != "assistant":
+            return ""
         parts = []
         for key in REASONING_KEYS:
             v = completion.get(key)

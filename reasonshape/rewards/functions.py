@@ -28,12 +28,14 @@ TRL contract (trl 1.16, ``GRPOTrainer._calculate_rewards``): each function is ca
 sample). No reward returns NaN, and none raises into the trainer after its first call: a failure gives the
 documented fallback (usually ``None``) and a :class:`RewardWarning` naming the cause. A malformed *call* (missing
 ``puzzle`` / ``game_id`` columns, lengths that differ, a batch that does not hold whole groups) raises
-:class:`~reasonshape.errors.ConfigError` on the function's first call, where it is a set-up error.
+:class:`~reasonshape.errors.ConfigError` on the function's first call (in each process: an unpickled reward
+counts its calls afresh), where it is a set-up error.
 
 The module-level instances (``accuracy_reward``, ...) share one default scorer, for ``trl grpo --reward_funcs
 reasonshape.rewards.functions.accuracy_reward``; ``self_preference_reward`` then reads its judge endpoint from the
-environment (:meth:`JudgeSettings.from_env`). ``reasonshape train`` builds its own set with
-:func:`get_reward_functions`.
+environment (:meth:`JudgeSettings.from_env`) and G from ``REASONSHAPE_NUM_GENERATIONS``
+(:func:`num_generations_from_env`; without G the whole-group check is incomplete, :func:`find_groups`).
+``reasonshape train`` builds its own set with :func:`get_reward_functions`, passing ``num_generations``.
 
 References
 ----------
@@ -67,6 +69,8 @@ __all__ = [
     "JudgeSettings",
     "RewardScorer",
     "find_groups",
+    "NUM_GENERATIONS_ENV",
+    "num_generations_from_env",
     "format_ok",
     "get_accuracy_reward",
     "get_format_reward",
@@ -153,13 +157,18 @@ class ShapingWeights:
         if self.accuracy <= 0:
             raise ConfigError(f"accuracy weight must be > 0 (accuracy is the task), got {self.accuracy!r}")
         if not self.allow_gaming and self.gaming_margin() <= 0:
-            raise ConfigError(
-                "shaping weights must keep every correct answer above every wrong one: need accuracy - "
-                "self_preference > format + self_preference" + ("" if self.eta_only_correct else " + eta")
-                + f", got accuracy={self.accuracy}, format={self.format}, eta={self.eta}, self_preference="
-                f"{self.self_preference}, eta_only_correct={self.eta_only_correct} "
-                f"(margin {self.gaming_margin():.3g}); lower the shaping weights or set allow_gaming=True"
-            )
+            raise self.gaming_error()
+
+    def gaming_error(self, switch: str = "pass allow_gaming=True to ShapingWeights") -> ConfigError:
+        """The error for weights that break the anti-gaming rule; ``switch`` says how to accept them anyway in the
+        caller's terms (``reasonshape train`` names its ``allow_gaming_weights`` field)."""
+        return ConfigError(
+            "shaping weights must keep every correct answer above every wrong one: need accuracy - "
+            "self_preference > format + self_preference" + ("" if self.eta_only_correct else " + eta")
+            + f", got accuracy={self.accuracy}, format={self.format}, eta={self.eta}, self_preference="
+            f"{self.self_preference}, eta_only_correct={self.eta_only_correct} "
+            f"(margin {self.gaming_margin():.3g}); lower the shaping weights or {switch}"
+        )
 
     def gaming_margin(self) -> float:
         """Worst correct score minus best wrong score; > 0 means no wrong completion can outscore a correct one."""
@@ -274,6 +283,36 @@ class JudgeSettings:
 
 
 # ===================================================================================================== groups
+#: Environment variable giving G (``num_generations``) to the module-level rewards (``trl grpo`` passes no G).
+NUM_GENERATIONS_ENV = "REASONSHAPE_NUM_GENERATIONS"
+
+_BATCH_RULE = ("Rule: TRL gives each process per_device_train_batch_size * steps_per_generation (default "
+               "gradient_accumulation_steps) consecutive completions, so that product must be a multiple of "
+               "num_generations.")
+
+
+def num_generations_from_env(environ: Mapping[str, str] | None = None) -> int | None:
+    """G from ``REASONSHAPE_NUM_GENERATIONS`` (for the module-level rewards, which ``trl grpo`` builds without
+    arguments); ``None`` when unset.
+
+    Raises
+    ------
+    ConfigError
+        The variable is set but is not an integer >= 2.
+    """
+    env = os.environ if environ is None else environ
+    raw = env.get(NUM_GENERATIONS_ENV)
+    if raw is None or not raw.strip():
+        return None
+    try:
+        g = int(raw)
+    except ValueError:
+        g = 0
+    if g < 2:
+        raise ConfigError(f"{NUM_GENERATIONS_ENV} must be an integer >= 2 (GRPO's num_generations), got {raw!r}")
+    return g
+
+
 def _prompt_key(prompt: Any) -> str:
     if isinstance(prompt, str):
         return prompt
@@ -293,7 +332,10 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
         ``num_generations`` times in a row.
     num_generations : int, optional
         G, the group size. When given, a run of ``k·G`` equal prompts (the same prompt drawn twice in a row) is
-        split into ``k`` groups. When ``None``, G is the greatest common divisor of the run lengths.
+        split into ``k`` groups. When ``None``, every run must have the same length (>= 2), which is taken as G: a
+        batch whose runs differ (a group split across processes, or a prompt drawn twice in a row) raises, as G
+        cannot be inferred. A batch holding part of ONE group per prompt (e.g. runs of 2 with G = 4) looks whole,
+        so the check is complete only when G is given.
 
     Returns
     -------
@@ -303,8 +345,8 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
     Raises
     ------
     ConfigError
-        A run length is not a multiple of G, or G < 2: the batch does not hold whole groups. The message states
-        the batch-size rule.
+        A run length is not a multiple of G, or G < 2: the batch does not hold whole groups; or G is ``None`` and
+        the runs have different lengths. The message states the batch-size rule.
 
     Examples
     --------
@@ -321,14 +363,20 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
     if not runs:
         return []
     lengths = [b - a for a, b in runs]
-    g = num_generations if num_generations is not None else math.gcd(*lengths)
+    if num_generations is None and len(set(lengths)) > 1:
+        raise ConfigError(
+            f"self-preference cannot infer num_generations (G) from this batch: its runs of equal prompts have "
+            f"lengths {lengths}, so a group may be split (or a prompt repeated). Pass G: get_reward_functions(..., "
+            "num_generations=G) or RewardScorer(num_generations=G) (reasonshape train does), or set "
+            f"{NUM_GENERATIONS_ENV}=G for the module-level rewards (trl grpo). {_BATCH_RULE}"
+        )
+    g = num_generations if num_generations is not None else lengths[0]
     if g < 2 or any(n % g for n in lengths):
         raise ConfigError(
             "self-preference needs whole groups in every reward call: each process must receive all "
             f"num_generations completions of a prompt, got runs of equal prompts of lengths {lengths}"
             + (f" with num_generations={num_generations}" if num_generations is not None else "")
-            + ". Rule: per_device_train_batch_size * steps_per_generation must be a multiple of num_generations, "
-            "and with several processes per_device_train_batch_size itself must be a multiple of num_generations."
+            + f". {_BATCH_RULE}"
         )
     return [(a + k * g, a + (k + 1) * g) for a, b in runs for k in range((b - a) // g)]
 
@@ -415,19 +463,24 @@ class RewardScorer:
         The self-preference judge; ``None``: self-preference is unavailable (its reward returns ``None`` with a
         warning).
     num_generations : int, optional
-        G, used to split runs of equal prompts into groups (:func:`find_groups`); ``None``: inferred.
+        G, used to split runs of equal prompts into groups and check they are whole (:func:`find_groups`);
+        ``None``: inferred from runs of one common length, a weaker check (the module-level rewards read it from
+        ``REASONSHAPE_NUM_GENERATIONS``).
 
     Notes
     -----
     The batch of the latest call is memoised under (global step, every completion's puzzle, game ID and text
     hash), so the second and later reward functions of a step reuse it; per-completion scores are also kept in
     the :class:`Scorer`'s LRU. Metrics are logged once per batch through ``log_metric`` (names prefixed
-    ``reasonshape/``): ``accuracy``, ``format``, ``eta`` (mean clipped eta over completions where it is defined),
-    ``eta_defined``, ``claim_accuracy``, ``extraction_fallback`` (share of completions whose extraction fell back
-    or failed), ``reward_time_s`` (scoring seconds per completion), ``error`` (share that could not be scored) and,
-    once the group scores exist, ``su/total``, ``su/ambiguity``, ``su/instability`` (U, A, I in nats, means over
-    groups), their ``_norm`` versions, ``su/dispersion``, ``su/unparsed_rate`` and ``su_time_s``. Per-completion
-    columns go to ``log_extra``: ``eta``, ``correct``, ``claim_labels`` and, with the judge, ``preference_mass``.
+    ``reasonshape/``): ``accuracy``, ``format``, ``eta`` (mean clipped eta over completions where it is defined,
+    right or wrong: the measurement, not the correctness-gated ``eta_reward``), ``eta_defined``,
+    ``claim_accuracy``, ``extraction_fallback`` (share of completions whose extraction fell back or failed),
+    ``reward_time_s`` (scoring seconds per completion), ``error`` (share that could not be scored) and, once the
+    group scores exist, ``su/total``, ``su/ambiguity``, ``su/instability`` (U, A, I in nats, means over groups),
+    their ``_norm`` versions, ``su/dispersion``, ``su/unparsed_rate`` and ``su_time_s``. Per-completion columns go
+    to ``log_extra``: ``eta`` (the raw measured eta, not gated by correctness), ``correct``, ``claim_labels`` and,
+    with the judge, ``preference_mass`` (``None`` for every completion of a batch the judge could not score, so no
+    column is ever left stale).
     Thread-safe (one lock around batch scoring). Picklable: caches, the lock and live bound backends are dropped.
     Source: reasonshape choice.
     """
@@ -471,8 +524,27 @@ class RewardScorer:
                                     temperature=s.temperature, max_tokens=s.max_tokens, logprobs=s.logprobs)
 
     def bind_policy(self, model: Any, tokenizer: Any) -> None:
-        """Judge with the live policy ``model`` (a ``transformers`` model, unwrapped) and its ``tokenizer``."""
+        """Judge with the live policy ``model`` (a ``transformers`` model, unwrapped) and its ``tokenizer``.
+
+        Call it once the trainer is built, on the model it trains: ``scorer.bind_policy(trainer.accelerator.
+        unwrap_model(trainer.model), trainer.processing_class)`` (``reasonshape train`` does). A ``policy`` judge
+        that was never bound raises :class:`ConfigError` on a self-preference reward's first call.
+        """
         self.bind_judge_backend(_PolicyJudgeBackend(model, tokenizer))
+
+    def _check_bound(self) -> None:
+        """A live judge (``policy`` / ``vllm``) must have been bound before the first reward call: forgetting to is
+        a set-up error, raised as such (not a per-step judge failure that would leave a whole run without
+        self-preference)."""
+        s = self.judge_settings
+        if self._judge is not None or s is None or s.kind not in ("policy", "vllm"):
+            return
+        how = ("scorer.bind_policy(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)"
+               if s.kind == "policy" else
+               "scorer.bind_judge_backend(VLLMBackend(llm=trainer.vllm_generation.llm))")
+        raise ConfigError(f"the self-preference judge (kind {s.kind!r}) is the live policy and was never bound: call "
+                          f"{how} once the trainer is built, before training (reasonshape train does this; a "
+                          "scorer unpickled in another process must be bound again)")
 
     def _get_judge(self):
         if self._judge is None:
@@ -539,15 +611,21 @@ class RewardScorer:
         Raises
         ------
         ConfigError
-            The batch does not hold whole groups (:func:`find_groups`).
+            The batch does not hold whole groups (:func:`find_groups`), or a ``policy`` / ``vllm`` judge was never
+            bound (:meth:`bind_policy`, :meth:`bind_judge_backend`).
         """
         with self._lock:
             if b.groups is None and b.group_error is None:
                 try:
                     b.groups = find_groups(b.prompts, self.num_generations)
-                except ConfigError as e:
+                    self._check_bound()
+                except ConfigError as e:  # set-up errors: raised on a reward's first call, warned after
                     b.group_error = e
             if b.group_error is not None:
+                if not b.su_done:  # once per batch: the completions table gets no stale preference_mass column
+                    b.su_done, b.preference = True, [None] * b.n
+                    if log_extra is not None and b.n:
+                        _emit_extra(log_extra, "preference_mass", list(b.preference))
                 raise b.group_error
             if b.su_done:
                 return b.preference
@@ -622,7 +700,9 @@ class RewardScorer:
                 if vals:
                     metrics[k] = sum(vals) / len(vals)
         _emit_metrics(metrics, log_metric)
-        if log_extra is not None and b.su is not None:
+        # also when the judge failed (all None): TRL keeps each log_extra column in a deque of generation_batch_size
+        # entries, so a batch that logs nothing would show the previous batch's values next to its completions
+        if log_extra is not None and b.n:
             _emit_extra(log_extra, "preference_mass", list(b.preference))
 
 
@@ -709,6 +789,10 @@ class _Reward(ABC):
 
     def __repr__(self) -> str:
         return f"<{self.__name__}>"
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._calls = 0  # an unpickled reward (a new process: an async rollout worker) validates its first call again
 
     def __call__(self, prompts: Any = None, completions: Any = None, completion_ids: Any = None, *,
                  puzzle: Any = None, game_id: Any = None, trainer_state: Any = None, log_metric: Any = None,
@@ -946,9 +1030,13 @@ def get_self_preference_reward(scorer: RewardScorer | None = None) -> _SelfPrefe
     every completion when the judge has no preference; it sums to 0 over a group.
 
     Whole groups are required: the batch's consecutive equal prompts are the groups (:func:`find_groups`), and a
-    batch that does not hold whole groups raises :class:`ConfigError` on the first call (rule: with several
-    processes, ``per_device_train_batch_size`` must be a multiple of ``num_generations``). Later failures (judge
-    down, ...) return ``None`` for the batch with a :class:`RewardWarning`.
+    batch that does not hold whole groups raises :class:`ConfigError` on the first call (rule: TRL gives each
+    process ``per_device_train_batch_size * steps_per_generation`` consecutive completions, so that product must be
+    a multiple of ``num_generations``). The check is complete only when the scorer knows G
+    (``RewardScorer(num_generations=G)``, ``get_reward_functions(..., num_generations=G)``, or
+    ``REASONSHAPE_NUM_GENERATIONS`` for the module-level reward); without it, runs of different lengths raise and a
+    batch holding part of every group goes unnoticed. Later failures (judge down, ...) return ``None`` for the batch
+    with a :class:`RewardWarning`.
 
     Parameters
     ----------
@@ -1065,14 +1153,20 @@ def get_reward_functions(names: Sequence[str] = ("shaped", "accuracy", "format",
 
 
 # Module-level rewards for ``trl grpo --reward_funcs reasonshape.rewards.functions.<name>`` (dotted paths): they
-# share one default scorer; self-preference reads its judge from REASONSHAPE_JUDGE_BASE_URL / _MODEL.
+# share one default scorer; self-preference reads its judge from REASONSHAPE_JUDGE_BASE_URL / _MODEL and G from
+# REASONSHAPE_NUM_GENERATIONS.
 def _default_scorer() -> RewardScorer:
     try:
         judge = JudgeSettings.from_env()
     except ConfigError as e:  # a bad environment must not break ``import``; the reward then warns and gives None
         _warn(f"ignoring the REASONSHAPE_JUDGE_* environment: {e}")
         judge = None
-    return RewardScorer(judge=judge)
+    try:
+        g = num_generations_from_env()
+    except ConfigError as e:  # likewise: G is then inferred from the batch (equal runs only)
+        _warn(f"ignoring {NUM_GENERATIONS_ENV}: {e}")
+        g = None
+    return RewardScorer(judge=judge, num_generations=g)
 
 
 _DEFAULT_SCORER = _default_scorer()

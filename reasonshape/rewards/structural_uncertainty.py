@@ -778,7 +778,9 @@ def _completion_text(completion: Any) -> tuple[str, str | None]:
     if isinstance(completion, Mapping):
         completion = [completion]
     if isinstance(completion, Sequence) and completion and all(isinstance(m, Mapping) for m in completion):
-        msgs = [m for m in completion if m.get("role", "assistant") == "assistant"] or list(completion)
+        msgs = [m for m in completion if m.get("role", "assistant") == "assistant"]
+        if not msgs:  # only tool / user messages: nothing the policy wrote (never show a tool's answer as its own)
+            return "", None
         msg = msgs[-1]
         content = msg.get("content") or ""
         if not isinstance(content, str):  # multimodal content parts

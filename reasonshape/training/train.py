@@ -23,9 +23,10 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -173,10 +174,12 @@ class ReasonshapeArguments:
                               f"got {self.reward_funcs}")
         if len(set(self.reward_funcs)) != len(self.reward_funcs):
             raise ConfigError(f"reward_funcs must not repeat a reward, got {self.reward_funcs}")
-        self.weights = ShapingWeights(  # raises ConfigError "<name> weight must be ..., got ..." / anti-gaming
+        weights = ShapingWeights(  # raises ConfigError "<name> weight must be ..., got ..."
             accuracy=self.accuracy_weight, format=self.format_weight, eta=self.eta_weight,
-            self_preference=self.self_preference_weight, eta_only_correct=self.eta_only_correct,
-            allow_gaming=self.allow_gaming_weights)
+            self_preference=self.self_preference_weight, eta_only_correct=self.eta_only_correct, allow_gaming=True)
+        if not self.allow_gaming_weights and weights.gaming_margin() <= 0:  # the anti-gaming rule, in our field names
+            raise weights.gaming_error("set allow_gaming_weights: true (--allow_gaming_weights true)")
+        self.weights = replace(weights, allow_gaming=self.allow_gaming_weights)
         if self.extraction not in ("deterministic", "llm", "off"):
             raise ConfigError(f"extraction must be one of deterministic, llm, off, got {self.extraction!r}")
         if self.extraction == "llm" and not (self.extraction_base_url and self.extraction_model):
@@ -280,8 +283,9 @@ def parse_train_args(argv: list[str] | None = None):
     Raises
     ------
     ConfigError
-        An invalid field value (also TRL's ``ValueError`` for its own fields, re-raised as ConfigError), or a
-        config file that cannot be read.
+        An invalid field value (also TRL's ``ValueError`` for its own fields, re-raised as ConfigError; its
+        generation-batch rule restated as "per_device_train_batch_size x steps_per_generation x processes must be a
+        multiple of num_generations"), or a config file that cannot be read.
     """
     parser = make_parser()
     try:
@@ -289,9 +293,26 @@ def parse_train_args(argv: list[str] | None = None):
     except ConfigError:
         raise
     except (ValueError, OSError) as e:
-        raise ConfigError(str(e)) from e
+        raise _trl_error(e) from e
     check_compatible(rs, grpo, model)
     return rs, grpo, model
+
+
+# GRPOConfig.__post_init__ (trl 1.16): "generation_batch_size (2) must be divisible by num_generations (4)."
+_TRL_GENERATION_BATCH = re.compile(r"generation_batch_size \((\d+)\) must be divisible by num_generations \((\d+)\)")
+
+
+def _trl_error(e: Exception) -> ConfigError:
+    """TRL's error as a one-line ConfigError; its generation-batch rule restated in the fields a user sets
+    (``generation_batch_size`` is derived, not set, in reasonshape's configs)."""
+    m = _TRL_GENERATION_BATCH.search(str(e))
+    if m is None:
+        return ConfigError(str(e))
+    return ConfigError(
+        "per_device_train_batch_size x steps_per_generation (default gradient_accumulation_steps) x processes must be "
+        f"a multiple of num_generations (each prompt's {m[2]} completions are generated in one batch), got "
+        f"{m[1]} (generation_batch_size) and num_generations={m[2]}: raise per_device_train_batch_size or "
+        "gradient_accumulation_steps, or lower num_generations")
 
 
 def default_reward_weights(rs: ReasonshapeArguments, grpo: Any) -> list[float] | None:
@@ -344,25 +365,38 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
     ------
     ConfigError
         ``model_name_or_path`` unset; ``remove_unused_columns`` true (the rewards need the ``puzzle`` and
-        ``game_id`` columns); ``reward_weights`` of the wrong length; a self-preference judge while a process could
-        receive part of a group (several processes and ``per_device_train_batch_size`` not a multiple of
-        ``num_generations``); ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
+        ``game_id`` columns); ``eval_strategy`` other than ``"no"`` (no eval split is built: ``reasonshape eval``
+        evaluates checkpoints); ``reward_weights`` of the wrong length; a self-preference judge while a process could
+        receive part of a group (several processes and ``per_device_train_batch_size * steps_per_generation``, the
+        consecutive completions TRL gives each process, not a multiple of ``num_generations``);
+        ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
     """
     if not model.model_name_or_path:
         raise ConfigError("model_name_or_path must be set (a local directory or hub id), got None")
     if grpo.remove_unused_columns:
         raise ConfigError("remove_unused_columns must be False: the rewards read the dataset's 'puzzle' and "
                           "'game_id' columns, got True")
+    eval_strategy = str(getattr(grpo.eval_strategy, "value", grpo.eval_strategy))
+    if eval_strategy != "no":  # the trainer gets no eval_dataset: TRL would fail after the model is loaded
+        raise ConfigError(f"eval_strategy must be 'no': reasonshape train builds no eval split; evaluate saved "
+                          f"checkpoints with 'reasonshape eval --model <output_dir>/checkpoint-N' (docs/eval.md), "
+                          f"got eval_strategy={eval_strategy!r}")
     if grpo.reward_weights is not None and len(grpo.reward_weights) != len(rs.reward_funcs):
         raise ConfigError(f"reward_weights must have one weight per reward in reward_funcs {rs.reward_funcs}, got "
                           f"{list(grpo.reward_weights)}")
     if rs.uses_judge:
         n_proc = int(getattr(grpo, "world_size", 1) or 1)
-        if n_proc > 1 and grpo.per_device_train_batch_size % grpo.num_generations:
+        # GRPOConfig.__post_init__ sets steps_per_generation (gradient_accumulation_steps when neither it nor
+        # generation_batch_size is given); TRL's sampler then hands each process per_device_train_batch_size *
+        # steps_per_generation consecutive completions
+        spg = int(getattr(grpo, "steps_per_generation", None) or grpo.gradient_accumulation_steps or 1)
+        if n_proc > 1 and (grpo.per_device_train_batch_size * spg) % grpo.num_generations:
             raise ConfigError(
-                "per_device_train_batch_size must be a multiple of num_generations when self-preference is used on "
-                f"several processes (each process must see whole groups), got per_device_train_batch_size="
-                f"{grpo.per_device_train_batch_size}, num_generations={grpo.num_generations}, processes={n_proc}")
+                "per_device_train_batch_size * steps_per_generation (default gradient_accumulation_steps) must be a "
+                "multiple of num_generations when self-preference is used on several processes (TRL gives each "
+                "process that many consecutive completions, which must hold whole groups), got "
+                f"per_device_train_batch_size={grpo.per_device_train_batch_size}, steps_per_generation={spg}, "
+                f"num_generations={grpo.num_generations}, processes={n_proc}")
         if rs.judge == "vllm_server" and not (grpo.use_vllm and grpo.vllm_mode == "server"):
             raise ConfigError(f"judge must not be 'vllm_server' without use_vllm=True and vllm_mode='server', got "
                               f"use_vllm={grpo.use_vllm}, vllm_mode={grpo.vllm_mode!r}")

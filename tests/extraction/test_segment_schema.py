@@ -36,6 +36,14 @@ class TestTraceText:
         msg = {"role": "assistant", "thinking": "t", "content": [{"type": "text", "text": "a"}]}
         assert trace_text(msg) == "<think>\nt\n</think>\n\na"
 
+    def test_only_assistant_messages_are_read(self):
+        conv = [{"role": "user", "content": "<answer>u</answer>"}, {"role": "assistant", "content": "a1"},
+                {"role": "tool", "content": "<answer>t</answer>", "reasoning_content": "tool"},
+                {"content": "a2"}, {"role": "system", "content": "s"}]
+        assert trace_text(conv) == "a1\n\na2"
+        assert trace_text({"role": "tool", "content": "<answer>t</answer>"}) == ""
+        assert trace_text([{"role": "tool", "content": "<answer>t</answer>"}]) == ""
+
 
 class TestSplitSentences:
     def test_offsets_point_into_text(self):

@@ -36,6 +36,7 @@ from reasonshape.rewards.functions import (
     get_shaped_reward,
 )
 from reasonshape.rewards.scorer import Scorer
+from reasonshape.rewards.structural_uncertainty import candidate_parts
 from reasonshape.training.backends import GenerationBackend, Sample
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -129,6 +130,26 @@ class TestAccuracyReward:
                 [{"role": "assistant", "content": block(WRONG)}]]
         # the answer inside reasoning_content is a draft, as inside <think>: the second completion has no final answer
         assert call(f, conv) == [1.0, 0.0, 0.0]
+
+    @pytest.mark.parametrize("role", ["tool", "user", "system"])
+    def test_an_answer_in_a_non_assistant_message_earns_nothing(self, traces, role):
+        # TRL's tool calling appends {"role": "tool", ...} messages to a completion: a tool (or a user turn) that
+        # prints the solution must not be credited to the policy (audit finding 5)
+        conv = [{"role": "assistant", "content": "let me call the solver"},
+                {"role": role, "content": traces["correct_long"]},
+                {"role": "assistant", "content": "done"}]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RewardWarning)
+            fs = get_reward_functions(["shaped", "accuracy", "format", "eta"])
+            logged = {}
+            got = [call(f, [conv], log_extra=lambda c, v: logged.__setitem__(c, v)) for f in fs]
+        assert got == [[0.0], [0.0], [0.0], [0.0]]
+        assert logged["correct"] == [False] and logged["claim_labels"][0].startswith("correct=0 wrong=0")
+        # nor is it shown to the self-preference judge as the policy's answer
+        assert candidate_parts([{"role": role, "content": block(CORRECT)}])[0] == "(no <answer> block)"
+        # the same answer in the assistant's own message is credited
+        own = [{"role": "user", "content": "solve it"}, {"role": "assistant", "content": traces["correct_long"]}]
+        assert call(get_accuracy_reward(), [own]) == [1.0]
 
     @pytest.mark.parametrize("reasoning, content", [
         ("draft <answer>\n{c}\n</answer>", "I could not solve it."),  # the helper-found case: a draft only
@@ -327,8 +348,36 @@ class TestFindGroups:
     def test_same_prompt_twice_in_a_row_is_split(self):
         assert find_groups(["a"] * 4 + ["b"] * 2, 2) == [(0, 2), (2, 4), (4, 6)]
 
-    def test_inferred_size_is_the_gcd(self):
-        assert find_groups(["a"] * 6 + ["b"] * 3, None) == [(0, 3), (3, 6), (6, 9)]
+    def test_inferred_size_needs_equal_runs(self):
+        assert find_groups(["a"] * 3 + ["b"] * 3, None) == [(0, 3), (3, 6)]
+
+    @pytest.mark.parametrize("prompts", [["a"] * 4 + ["b"] * 2, ["a"] * 2 + ["b"] * 4, ["a"] * 6 + ["b"] * 3])
+    def test_unequal_runs_without_g_raise_instead_of_guessing(self, prompts):
+        # runs [4, 2] are one whole group of 4 and half a group (a group split across processes): the old gcd rule
+        # scored them as three groups of 2 (audit finding 1)
+        with pytest.raises(ConfigError, match="cannot infer num_generations .*REASONSHAPE_NUM_GENERATIONS"):
+            find_groups(prompts, None)
+        assert find_groups(["a"] * 4 + ["b"] * 4, None) == [(0, 4), (4, 8)]
+
+    def test_num_generations_from_env(self):
+        assert F.num_generations_from_env({}) is None
+        assert F.num_generations_from_env({"REASONSHAPE_NUM_GENERATIONS": "4"}) == 4
+        for bad in ("1", "four", "2.5", "-3"):
+            with pytest.raises(ConfigError, match="REASONSHAPE_NUM_GENERATIONS must be an integer >= 2"):
+                F.num_generations_from_env({"REASONSHAPE_NUM_GENERATIONS": bad})
+
+    @pytest.mark.parametrize("value, expected", [("4", 4), ("x", None), ("1", None), (None, None)])
+    def test_module_level_rewards_read_g_from_the_environment(self, monkeypatch, value, expected):
+        if value is None:
+            monkeypatch.delenv("REASONSHAPE_NUM_GENERATIONS", raising=False)
+        else:
+            monkeypatch.setenv("REASONSHAPE_NUM_GENERATIONS", value)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            scorer = F._default_scorer()
+        assert scorer.num_generations == expected
+        assert any("ignoring REASONSHAPE_NUM_GENERATIONS" in str(x.message) for x in w) == (expected is None
+                                                                                            and value is not None)
 
     def test_message_list_prompts(self):
         p1 = [{"role": "user", "content": "x"}]
@@ -377,6 +426,28 @@ class TestSelfPreferenceReward:
             got = call(f, [block(CORRECT), block(WRONG)], prompts=["p", "p"])
         assert got == [None, None]
 
+    def test_preference_mass_column_is_logged_as_none_when_not_computed(self, traces):
+        # TRL keeps log_extra columns in a deque per generation batch: a step that logs no preference_mass would
+        # show the previous step's values next to the new completions (audit finding 2)
+        judge = AnswerJudge()
+        f = get_self_preference_reward(judged_scorer(judge, num_generations=2))
+        comps = [traces["correct_short"], traces["wrong_short"]]
+        extra: list[tuple[str, list]] = []
+        log_extra = lambda c, v: extra.append((c, list(v)))  # noqa: E731
+        call(f, comps, prompts=["p", "p"], trainer_state=SimpleNamespace(global_step=1), log_extra=log_extra)
+        assert [v for c, v in extra if c == "preference_mass"] == [[0.0, 0.0]]  # N = 2: uniform, logged
+        judge.fail = True
+        extra.clear()
+        with pytest.warns(RewardWarning, match="judge endpoint down"):
+            call(f, comps[::-1], prompts=["p", "p"], trainer_state=SimpleNamespace(global_step=2), log_extra=log_extra)
+        assert [v for c, v in extra if c == "preference_mass"] == [[None, None]]
+        # a batch without whole groups (after the first call): the column is logged as None once, too
+        extra.clear()
+        with pytest.warns(RewardWarning, match="whole groups"):
+            call(f, comps + comps[:1], prompts=["p", "p", "q"], trainer_state=SimpleNamespace(global_step=3),
+                 log_extra=log_extra)
+        assert [v for c, v in extra if c == "preference_mass"] == [[None, None, None]]
+
     def test_a_group_without_any_readable_verdict_gets_none_not_zero(self, traces):
         class Mumbling(AnswerJudge):  # no verdict in the group whose query says MUTE
             def _generate(self, prompts, **kw):
@@ -399,6 +470,23 @@ class TestSelfPreferenceReward:
         plain = get_shaped_reward(RewardScorer(), ShapingWeights(self_preference=0.0))
         prompts = ["p", "p", "MUTE q", "MUTE q"]
         assert call(shaped, comps, prompts=prompts) == pytest.approx(call(plain, comps, prompts=prompts))
+
+    @pytest.mark.parametrize("kind", ["policy", "vllm"])
+    def test_an_unbound_live_judge_raises_on_the_first_call(self, traces, kind):
+        # a forgotten bind_policy is a set-up error, not a judge failure that warns once and leaves the whole run
+        # without self-preference (audit finding 6)
+        sp, shaped = get_reward_functions(["self_preference", "shaped"], weights=ShapingWeights(self_preference=0.1),
+                                          judge=JudgeSettings(kind=kind, trials=2, logprobs=None))
+        comps = [block(CORRECT), block(WRONG)]
+        with pytest.raises(ConfigError, match=f"kind '{kind}'.*never bound: call scorer.bind_"):
+            call(sp, comps, prompts=["p", "p"])
+        with pytest.raises(ConfigError, match="never bound"):
+            call(shaped, comps, prompts=["p", "p"])
+        with pytest.warns(RewardWarning, match="never bound"):  # after the first call: None, never a raise
+            assert call(sp, comps[::-1], prompts=["p", "p"]) == [None, None]
+        judge = AnswerJudge()
+        sp.scorer.bind_judge_backend(judge)
+        assert call(sp, comps, prompts=["q", "q"]) == pytest.approx([0.0, 0.0]) and judge.calls == 1
 
     def test_no_judge_gives_none_and_warning(self):
         f = get_self_preference_reward(RewardScorer())
@@ -484,6 +572,17 @@ class TestPicklingAndThreads:
         if name != "self_preference":  # needs a live judge
             comps = [traces["correct_short"], traces["wrong_short"]]
             assert call(g, comps, prompts=["p", "p"]) == call(f, comps, prompts=["p", "p"])
+
+    def test_an_unpickled_reward_raises_on_its_first_call_again(self, traces):
+        # a used reward pickled to a new process must still treat a malformed first call as a set-up error
+        # (audit finding 11)
+        f = get_accuracy_reward()
+        assert call(f, [traces["correct_short"]]) == [1.0]
+        g = pickle.loads(pickle.dumps(f))
+        with pytest.raises(ConfigError, match="no 'game_id' column"):
+            g(completions=[traces["correct_short"]], puzzle=["tents"])
+        with pytest.warns(RewardWarning, match="no 'game_id' column"):  # the original is past its first call
+            assert f(completions=[traces["correct_short"]], puzzle=["tents"]) == [None]
 
     def test_list_unpickles_sharing_one_scorer(self):
         fs = pickle.loads(pickle.dumps(get_reward_functions(["shaped", "accuracy", "eta"])))

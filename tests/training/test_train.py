@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from reasonshape.errors import ConfigError
+from reasonshape.rewards.functions import ShapingWeights
 from reasonshape.training import train as T
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -70,6 +71,15 @@ class TestReasonshapeArguments:
         block = doc.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
         assert block == T.fields_markdown()
 
+    def test_gaming_weights_error_names_the_config_field(self):
+        # the Python argument is ShapingWeights(allow_gaming=...); a config / CLI user sets allow_gaming_weights
+        # (audit finding 9)
+        with pytest.raises(ConfigError, match="set allow_gaming_weights: true") as e:
+            T.parse_train_args(["--config", str(SMOKE), "--self_preference_weight", "0.6"])
+        assert "allow_gaming=True" not in str(e.value)
+        with pytest.raises(ConfigError, match="pass allow_gaming=True to ShapingWeights"):
+            ShapingWeights(self_preference=0.6)
+
     def test_gaming_weights_allowed_explicitly(self):
         a = T.ReasonshapeArguments(format_weight=2.0, allow_gaming_weights=True)
         assert a.weights.gaming_margin() < 0
@@ -93,21 +103,51 @@ class TestParsing:
         with pytest.raises(ConfigError, match="remove_unused_columns must be False"):
             T.parse_train_args(["--config", str(SMOKE), "--remove_unused_columns", "true"])
 
+    @pytest.mark.parametrize("strategy", ["steps", "epoch"])
+    def test_eval_strategy_rejected_before_any_model_is_loaded(self, strategy):
+        # reasonshape train builds no eval split: TRL failed with a traceback after loading the model (audit finding 8)
+        with pytest.raises(ConfigError, match=f"eval_strategy must be 'no'.*reasonshape eval.*got eval_strategy="
+                                              f"'{strategy}'"):
+            T.parse_train_args(["--config", str(SMOKE), "--eval_strategy", strategy, "--eval_steps", "1"])
+
     def test_reward_weights_length_checked(self):
         with pytest.raises(ConfigError, match="one weight per reward"):
             T.parse_train_args(["--config", str(SMOKE), "--reward_weights", "1.0", "0.0"])
 
-    def test_whole_group_rule_on_several_processes(self):
-        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE)])
-        grpo.per_device_train_batch_size = 6  # not a multiple of num_generations = 4
-
+    @staticmethod
+    def _two_processes(grpo):
         class TwoProcesses:
             def __getattr__(self, k):
                 return 2 if k == "world_size" else getattr(grpo, k)
 
+        return TwoProcesses()
+
+    def test_whole_group_rule_on_several_processes(self):
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE)])
+        grpo.per_device_train_batch_size = 6  # 6 * steps_per_generation 1: not a multiple of num_generations = 4
         T.check_compatible(rs, grpo, model)  # one process: the generation batch holds whole groups
-        with pytest.raises(ConfigError, match="multiple of num_generations"):
-            T.check_compatible(rs, TwoProcesses(), model)
+        with pytest.raises(ConfigError, match=r"per_device_train_batch_size \* steps_per_generation .*multiple of "
+                                              "num_generations.*steps_per_generation=1"):
+            T.check_compatible(rs, self._two_processes(grpo), model)
+
+    @pytest.mark.parametrize("extra", [["--gradient_accumulation_steps", "2"], ["--steps_per_generation", "2"]])
+    def test_whole_groups_per_process_count_steps_per_generation(self, extra):
+        # TRL gives each process per_device_train_batch_size * steps_per_generation consecutive completions: 2 * 2
+        # holds one whole group of 4 (audit finding 4: this layout was refused)
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--per_device_train_batch_size", "2", *extra])
+        assert grpo.steps_per_generation == 2
+        T.check_compatible(rs, self._two_processes(grpo), model)
+
+    @pytest.mark.parametrize("bs, g, product", [("2", "4", "2"), ("6", "4", "6"), ("8", "3", "8")])
+    def test_generation_batch_rule_in_the_fields_the_user_sets(self, bs, g, product):
+        # TRL says "generation_batch_size (2) must be divisible by num_generations (4)", a field the user never set
+        # (audit finding 7)
+        with pytest.raises(ConfigError) as e:
+            T.parse_train_args(["--config", str(SMOKE), "--per_device_train_batch_size", bs, "--num_generations", g])
+        msg = str(e.value)
+        assert msg.startswith("per_device_train_batch_size x steps_per_generation (default "
+                              "gradient_accumulation_steps) x processes must be a multiple of num_generations")
+        assert f"got {product} (generation_batch_size) and num_generations={g}" in msg and "\n" not in msg
 
     def test_vllm_server_judge_url(self):
         rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--judge", "auto", "--use_vllm", "true",
