@@ -1066,9 +1066,15 @@ class _BatchRunner:
         for i, sc in enumerate(scores):
             su = None
             if gsc is not None:
-                su = {"U": float(gsc.su.total), "A": float(gsc.su.ambiguity), "I": float(gsc.su.instability),
-                      "preference_mass": float(gsc.su.preference_mass[i]),
-                      "rank_stability": float(gsc.su.rank_stability[i])}
+                # a group without one readable verdict (every reply unparsed) gets nulls: ties alone measure
+                # nothing (training leaves such groups out of the logged U / A / I the same way)
+                mute = bool(gsc.n_judge_prompts) and gsc.n_unparsed == gsc.n_judge_prompts
+                su = {"U": None if mute else float(gsc.su.total),
+                      "A": None if mute else float(gsc.su.ambiguity),
+                      "I": None if mute else float(gsc.su.instability),
+                      "preference_mass": None if mute else float(gsc.su.preference_mass[i]),
+                      "rank_stability": None if mute else float(gsc.su.rank_stability[i]),
+                      "judge_prompts": int(gsc.n_judge_prompts), "unparsed": int(gsc.n_unparsed)}
             # example graphs: the first keep_graphs non-empty claim graphs of the results file
             keep = sc.graph is not None and len(sc.graph) > 0 and \
                 self.results.n_graphs + sum(r["graph"] is not None for r in recs) < self.cfg.keep_graphs
@@ -1103,7 +1109,7 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "system_prompt": system_prompt if sample else None,
         "su": {"enabled": judge_name is not None, "trials": cfg.su_trials, "judge_max_tokens": cfg.judge_max_tokens,
                "model": "bradley_terry", "C": 1.0, "aggregation": "pagerank", "damping": 0.85,
-               **({"not_computed": why_no_su} if why_no_su else {})},
+               **_judge_counts(records), **({"not_computed": why_no_su} if why_no_su else {})},
         "extraction": "llm" if cfg.llm_extraction else "deterministic",
         "subset": {"puzzles": cfg.puzzles, "levels": cfg.levels, "limit": cfg.limit},
         "skipped_summary": skipped,
@@ -1122,6 +1128,21 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "sessions": sessions,
     }
     return _jsonable(meta)
+
+
+def _judge_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The judge's bookkeeping over the file's judged groups: prompts sent, replies without a readable verdict
+    (and their share), and the groups left out of U / A / I because none of their replies was readable."""
+    groups: dict[str, Mapping[str, Any]] = {}
+    for r in records:
+        su = r.get("su")
+        if isinstance(su, Mapping) and isinstance(su.get("judge_prompts"), int):
+            groups.setdefault(_group_of(str(r.get("id"))), su)
+    prompts = sum(su["judge_prompts"] for su in groups.values())
+    unparsed = sum(int(su.get("unparsed") or 0) for su in groups.values())
+    return {"groups_judged": len(groups), "judge_prompts": prompts, "judge_unparsed": unparsed,
+            "judge_unparsed_rate": unparsed / prompts if prompts else None,
+            "groups_without_verdict": sum(1 for su in groups.values() if su.get("U") is None)}
 
 
 def _write_report(results_path: Path, out: Path, meta: dict) -> tuple[Path, ...]:

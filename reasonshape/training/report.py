@@ -67,6 +67,7 @@ __all__ = [
     "correlation_table",
     "other_findings",
     "su_groups",
+    "su_judge_counts",
     "su_summary",
     "build_report",
 ]
@@ -137,7 +138,7 @@ def load_results(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
                      "eta_sol", "h_str", ...},
          "labels": {"correct", "wrong", "unverifiable", "tentative"},
          "extraction": {"mode": "deterministic" | "llm", "fallback": str | null},
-         "su": {"U", "A", "I", "preference_mass", "rank_stability"} | null,
+         "su": {"U", "A", "I", "preference_mass", "rank_stability", "judge_prompts", "unparsed"} | null,
          "dispersion": float | null, "timing": {"sample_s", "score_s"}, "graph": node-link JSON | null}
 
     Parameters
@@ -426,6 +427,22 @@ def su_groups(records: Sequence[Mapping[str, Any]]) -> list[GroupSU]:
         disp = next((d for d in (_num(r.get("dispersion")) for r in recs) if d is not None), None)
         out.append(GroupSU(key, len(judged), acc, answer_correct, _num(su["U"]), _num(su["A"]), _num(su["I"]), disp))
     return out
+
+
+def su_judge_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The judge's bookkeeping, per group (model, puzzle, level, game_id) from its first record whose ``su`` has
+    ``judge_prompts``: ``groups`` judged, ``prompts`` sent, ``unparsed`` replies without a readable verdict, and
+    ``no_verdict`` groups in which no reply was readable (their U / A / I are null: ties alone measure nothing, so
+    :func:`su_groups` leaves them out)."""
+    seen: dict[tuple, Mapping[str, Any]] = {}
+    for r in records:
+        su = r.get("su")
+        if isinstance(su, Mapping) and _num(su.get("judge_prompts")) is not None:
+            seen.setdefault((_model(r), _field(r, "puzzle"), _field(r, "level"), _field(r, "game_id")), su)
+    return {"groups": len(seen), "prompts": int(sum(_num(su["judge_prompts"]) for su in seen.values())),
+            "unparsed": int(sum(_num(su.get("unparsed")) or 0 for su in seen.values())),
+            "no_verdict": sum(1 for su in seen.values() if _num(su.get("judge_prompts"))
+                              and _num(su.get("U")) is None)}
 
 
 def su_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
@@ -795,12 +812,23 @@ def _su_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Path, 
                 meta: Mapping[str, Any] | None = None) -> None:
     doc.h(2, "Structural uncertainty (paper B)")
     s = su_summary(records)
+    jc = su_judge_counts(records)
+    judge_note = ""
+    if jc["prompts"]:
+        judge_note = (f"The judge's replies had no readable verdict in {jc['unparsed']} of {jc['prompts']} prompts "
+                      f"({100 * jc['unparsed'] / jc['prompts']:.1f} %, counted as ties); {jc['no_verdict']} of "
+                      f"{jc['groups']} judged groups had no readable verdict at all and are left out of every "
+                      "number below (ties alone measure nothing).")
     if s is None:
         su_meta = (meta or {}).get("su")
         why = su_meta.get("not_computed") if isinstance(su_meta, Mapping) else None
         doc.p("No record carries structural-uncertainty values (su with U, A, I)"
               + (f"; not computed in this run: {why}" if why else "") + ": section left out.")
+        if judge_note:
+            doc.p(judge_note)
         return
+    if judge_note:
+        doc.p(judge_note)
     doc.p(f"{s['n_groups']} groups (a group: one model's completions of one instance): the answer (top-ranked "
           f"candidate, or majority verdict) is correct in {s['n_correct']} and wrong in {s['n_wrong']}. "
           "U = H(mean π), A = mean H(π^(m)), I = U - A, in nats. Paper B: I relates negatively, A positively, "

@@ -38,7 +38,7 @@ from reasonshape.training.eval import (
 from reasonshape.training.manifest import load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
-SU_KEYS = {"U", "A", "I", "preference_mass", "rank_stability"}
+SU_KEYS = {"U", "A", "I", "preference_mass", "rank_stability", "judge_prompts", "unparsed"}
 
 
 # --------------------------------------------------------------------------------------------------- helpers
@@ -216,6 +216,47 @@ class TestSampling:
         again = run_eval(cfg)
         assert again.n_new == 0 and again.meta["judge"] == str(tiny_model_dir)
         assert again.meta["su"]["enabled"] and "not_computed" not in again.meta["su"]
+
+
+class _ScriptedJudge:
+    """A judge backend whose every reply is ``text`` (no readable verdict for ``"lorem ipsum"``)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def generate(self, prompts, n=1, temperature=1.0, top_p=1.0, max_tokens=256, seed=None, logprobs=None):
+        from reasonshape.training.backends import Sample
+
+        return [[Sample(self.text, None, 10, 3, "stop", None)] for _ in prompts]
+
+
+class TestJudgeWithoutVerdict:
+    def test_groups_without_a_readable_verdict_are_left_out_and_counted(self, tmp_path):
+        cfg = EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)), su_trials=2,
+                         progress=False)
+        summary = run_eval(cfg, judge=_ScriptedJudge("lorem ipsum"))
+        recs = {(r["model"], r["sample"]): r for r in _read(summary.results_path)}
+        group = [recs[("m", i)] for i in range(3)]
+        # every reply unparsed: U / A / I and the per-candidate signals are null (ties alone measure nothing)
+        for r in group:
+            assert r["su"] == {"U": None, "A": None, "I": None, "preference_mass": None, "rank_stability": None,
+                               "judge_prompts": 4, "unparsed": 4}
+        su = summary.meta["su"]
+        assert (su["groups_judged"], su["groups_without_verdict"]) == (1, 1)
+        assert (su["judge_prompts"], su["judge_unparsed"], su["judge_unparsed_rate"]) == (4, 4, 1.0)
+        md = summary.report_paths[0].read_text()
+        assert "no readable verdict in 4 of 4 prompts (100.0 %" in md and "1 of 1 judged groups" in md
+        assert "AUROC" not in md  # no group measured anything: no SU table
+
+    def test_readable_verdicts_give_values(self, tmp_path):
+        cfg = EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)), su_trials=2,
+                         progress=False, report=False)
+        summary = run_eval(cfg, judge=_ScriptedJudge("Verdict: A"))
+        group = [r for r in _read(summary.results_path) if r["model"] == "m"]
+        assert all(set(r["su"]) == SU_KEYS and r["su"]["U"] is not None and r["su"]["unparsed"] == 0
+                   for r in group)
+        assert summary.meta["su"]["groups_without_verdict"] == 0
+        assert summary.meta["su"]["judge_unparsed_rate"] == 0.0
 
 
 # --------------------------------------------------------------------------------------------------- kill -9 / resume

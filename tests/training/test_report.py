@@ -25,6 +25,7 @@ from reasonshape.training.report import (
     other_findings,
     pearson,
     su_groups,
+    su_judge_counts,
     su_summary,
 )
 
@@ -276,6 +277,18 @@ class TestReportFile:
         # 32 s sampling; scoring 10, 20, 30 ms cycling over 32 records: 11 x 10 + 11 x 20 + 10 x 30 ms = 0.63 s
         assert md_row(md, "time split sampling / scoring (from records)")[1] == "32.00 s / 0.63 s (98.1 % / 1.9 %)"
 
+
+    def test_groups_without_a_verdict_are_left_out_and_counted(self, tmp_path):
+        recs = synthetic_records()
+        for r in recs:
+            r["su"].update(judge_prompts=6, unparsed=1)
+            if r["level"] == "hard":  # the judge read nothing in these groups: eval writes null values
+                r["su"].update(U=None, A=None, I=None, preference_mass=None, rank_stability=None, unparsed=6)
+        assert len(su_groups(recs)) == 6 and su_summary(recs)["n_groups"] == 6
+        assert su_judge_counts(recs) == {"groups": 8, "prompts": 48, "unparsed": 18, "no_verdict": 2}
+        md = build_report(write_jsonl(tmp_path / "results.jsonl", recs), tmp_path / "out")[0].read_text()
+        assert "no readable verdict in 18 of 48 prompts (37.5 %" in md
+        assert "2 of 8 judged groups had no readable verdict at all and are left out" in md
 
     def test_time_split_counts_the_judge(self, tmp_path):
         res = write_jsonl(tmp_path / "results.jsonl", synthetic_records())
