@@ -392,6 +392,9 @@ class ResultsLog:
         Record ids present in the file.
     n_records : int
         Records in the file.
+    graphs : dict of str -> bool or None
+        Ids of the records in the file that keep their claim graph, with their ``correct`` value (what
+        ``--keep-graphs`` counts; a group removed as a torn tail leaves it too).
 
     Raises
     ------
@@ -411,7 +414,7 @@ class ResultsLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lines: list[tuple[int, str]] = []  # (byte offset of the line start, record id)
         self.ids: set[str] = set()
-        self.n_graphs = 0
+        self.graphs: dict[str, bool | None] = {}
         if not self.path.exists():
             self.path.touch()
             return
@@ -441,7 +444,7 @@ class ResultsLog:
                 self.ids.add(rid)
                 self._lines.append((pos, rid))
                 if rec.get("graph") is not None:
-                    self.n_graphs += 1
+                    self.graphs[rid] = rec.get("correct")
             pos = nl + 1
             good_end = pos
         if good_end < len(data):
@@ -452,6 +455,11 @@ class ResultsLog:
     @property
     def n_records(self) -> int:
         return len(self._lines)
+
+    @property
+    def n_graphs(self) -> int:
+        """Records in the file that keep their claim graph."""
+        return len(self.graphs)
 
     def _truncate(self, size: int) -> None:
         with open(self.path, "r+b") as f:
@@ -496,6 +504,8 @@ class ResultsLog:
         self._truncate(self._lines[start][0])
         del self._lines[start:]
         self.ids.difference_update(removed)
+        for rid in removed:  # the removed group's kept graphs no longer count against --keep-graphs
+            self.graphs.pop(rid, None)
         log.warning("%s: removed %d records of the incomplete group %r (it is redone)", self.path, len(removed), tail)
         return removed
 
@@ -529,7 +539,7 @@ class ResultsLog:
             offset += len(line.encode("utf-8"))
             self.ids.add(r["id"])
             if r.get("graph") is not None:
-                self.n_graphs += 1
+                self.graphs[r["id"]] = r.get("correct")
 
     def records(self) -> list[dict[str, Any]]:
         """All records in the file (re-read from disk)."""
