@@ -925,9 +925,15 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     out.mkdir(parents=True, exist_ok=True)
     meta_path = out / "run_meta.json"
     previous = _read_meta(meta_path)
-    if previous is not None and previous.get("fingerprint") != _jsonable(cfg.fingerprint()):
-        raise ConfigError(f"out directory {str(out)!r} holds a run with other settings "
-                          f"({previous.get('fingerprint')}); use a new --out or the same settings to resume")
+    fingerprint = _jsonable(cfg.fingerprint())
+    if previous is not None and previous.get("fingerprint") != fingerprint:
+        if _has_records(out / "results.jsonl"):
+            raise ConfigError(f"out directory {str(out)!r} holds a run with other settings "
+                              f"({_fingerprint_diff(previous.get('fingerprint'), fingerprint)}); use a new --out or "
+                              "the same settings to resume")
+        # no record written: the earlier run (one that failed early, say) fixed nothing; this run's settings count
+        log.info("%s: no record written by the earlier run; starting over with this run's settings", out)
+        previous = None
     if previous is None:  # record the settings first, so that a killed run is resumed only with the same ones
         _write_json(meta_path, {"fingerprint": _jsonable(cfg.fingerprint()), "sessions": []})
     # ----------------------------------------------------------------- groups still to do
@@ -1195,6 +1201,23 @@ def _read_meta(path: Path) -> dict | None:
     except (OSError, json.JSONDecodeError):
         return None
     return meta if isinstance(meta, dict) else None
+
+
+def _has_records(path: Path) -> bool:
+    """Whether ``path`` holds at least one complete (newline-terminated) non-blank line."""
+    try:
+        with open(path, "rb") as f:
+            return any(line.endswith(b"\n") and line.strip() for line in f)
+    except OSError:
+        return False
+
+
+def _fingerprint_diff(old: Any, new: Mapping[str, Any]) -> str:
+    """The settings that differ, as ``name: earlier value (this run: value)``."""
+    if not isinstance(old, Mapping):
+        return f"no readable settings: {old!r}"
+    keys = list(new) + [k for k in old if k not in new]
+    return "; ".join(f"{k}: {old.get(k)!r} (this run: {new.get(k)!r})" for k in keys if old.get(k) != new.get(k))
 
 
 def _sessions(previous: dict | None) -> list[dict]:

@@ -153,9 +153,31 @@ class TestTracesMode:
 
     def test_rerun_with_other_settings_is_refused(self, tmp_path):
         out = str(tmp_path / "out")
-        run_eval(EvalConfig(out=out, traces=str(_handmade_traces(tmp_path)), progress=False, report=False))
-        with pytest.raises(ConfigError, match="other settings"):
+        path = _handmade_traces(tmp_path)
+        run_eval(EvalConfig(out=out, traces=str(path), progress=False, report=False))
+        with pytest.raises(ConfigError, match="other settings") as e:
             run_eval(EvalConfig(out=out, progress=False, report=False))
+        assert f"traces: {str(path.resolve())!r} (this run: 'embedded')" in str(e.value)  # names what differs
+        with pytest.raises(ConfigError, match=r"su_trials: 8 \(this run: 3\)"):
+            run_eval(EvalConfig(out=out, traces=str(path), su_trials=3, progress=False, report=False))
+
+    def test_a_run_that_wrote_no_record_does_not_lock_the_out_directory(self, tmp_path):
+        out = tmp_path / "out"
+        bad = _write_jsonl(tmp_path / "bad.jsonl", [{"puzzle": "solo", "game_id": "2x2:1c2f3c1", "completion": "x"},
+                                                    {"puzzle": "solo", "completion": "x"}])
+        with pytest.raises(TraceFileError):
+            run_eval(EvalConfig(out=str(out), traces=str(bad), progress=False, report=False))
+        # the failed run may have left its settings (and an empty or torn results file) behind
+        (out / "results.jsonl").write_bytes(b'{"id": "solo/external/x#0", "pu')
+        out.mkdir(exist_ok=True)
+        from reasonshape.training.eval import _write_json
+
+        _write_json(out / "run_meta.json", {"fingerprint": EvalConfig(traces=str(bad)).fingerprint(),
+                                            "sessions": []})
+        summary = run_eval(EvalConfig(out=str(out), traces=str(_handmade_traces(tmp_path)), progress=False,
+                                      report=False))
+        assert summary.n_new == 4 and len(summary.meta["sessions"]) == 1
+        assert summary.meta["fingerprint"]["traces"] == str((tmp_path / "traces.jsonl").resolve())
 
 
 # --------------------------------------------------------------------------------------------------- sampling
