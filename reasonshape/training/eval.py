@@ -341,6 +341,8 @@ def read_traces(path: str | Path, fmt: Literal["auto", "reasonshape", "reasoning
         return import_reasoning_gym_eval(p)
     with open(p, encoding="utf-8") as f:
         first = next((ln for ln in f if ln.strip()), "")
+    if not first:
+        raise ConfigError(f"traces file {str(p)!r} is empty (no non-blank line): no completion to score")
     try:
         obj = json.loads(first) if first else {}
     except json.JSONDecodeError:
@@ -845,6 +847,44 @@ def _trace_groups(cfg: EvalConfig, traces: Sequence[TraceRecord]) -> tuple[list[
     return groups, skipped, "; ".join(parts)
 
 
+def _check_puzzle_names(puzzles: Sequence[str] | None) -> None:
+    """``--puzzles`` in traces mode: the same check as the manifest's in sampling mode (a typo is an error, not an
+    empty run)."""
+    from reasonshape.envs.registry import PUZZLE_NAMES
+
+    for name in puzzles or ():
+        if name not in PUZZLE_NAMES:
+            raise UnknownPuzzleError(name, list(PUZZLE_NAMES))
+
+
+def _filters(cfg: EvalConfig) -> str:
+    parts = [f"--puzzles {' '.join(cfg.puzzles)}" if cfg.puzzles else "",
+             f"--levels {' '.join(cfg.levels)}" if cfg.levels else ""]
+    return " ".join(p for p in parts if p)
+
+
+def _nothing_to_score(cfg: EvalConfig, traces: Sequence[TraceRecord] | None, skipped: str) -> str:
+    """The one-line reason why a run has no completion to score, naming the input and the filters."""
+    filters = _filters(cfg)
+    why = f"; {skipped}" if skipped else ""
+    if traces is None:
+        return (f"no instance to evaluate: the benchmark manifest{' with ' + filters if filters else ''} has no "
+                f"instance of an implemented puzzle{why}")
+    what = "the embedded traces" if cfg.traces is None else f"traces {cfg.traces!r}"
+    if not traces:
+        p = Path(cfg.traces or "")
+        hint = (" (a directory is read as reasoning-gym-eval results: futoshiki.json, sudoku.json, mini_sudoku.json "
+                "files below it; pass a .jsonl file in our schema as --traces FILE)") if p.is_dir() else ""
+        return f"no completion to score: {what} holds no trace{hint}"
+    puzzles = ", ".join(sorted({t.puzzle for t in traces}))
+    known = _manifest_levels()
+    levels = ", ".join(sorted({t.level or known.get((t.puzzle, t.game_id), EXTERNAL_LEVEL) for t in traces}))
+    if filters:
+        return (f"no completion to score: none of the {len(traces)} traces of {what} matches {filters} (their "
+                f"puzzles: {puzzles}; their levels: {levels}){why}")
+    return f"no completion to score: none of the {len(traces)} traces of {what} can be scored{why}"
+
+
 def _versions() -> dict[str, str]:
     out = {}
     for pkg in ("reasonshape", "torch", "transformers", "trl", "ortools", "networkx", "numpy", "vllm", "openai"):
@@ -903,9 +943,11 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     Raises
     ------
     ConfigError
-        Bad settings, or an output directory written with other settings (:meth:`EvalConfig.fingerprint`).
+        Bad settings, an output directory holding records written with other settings
+        (:meth:`EvalConfig.fingerprint`), or nothing to score: the input holds no trace, or the filters
+        (``puzzles``, ``levels``) select none (the message names the input and the filters).
     UnknownPuzzleError
-        ``cfg.puzzles`` names a puzzle outside the benchmark.
+        ``cfg.puzzles`` names a puzzle outside the benchmark (in sampling and traces mode alike).
     BackendError
         Sampling or judging failed (what was written so far stays; rerun to resume).
     TraceFileError
@@ -921,6 +963,20 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     """
     t_start = time.perf_counter()
     started = datetime.now(UTC).isoformat(timespec="seconds")
+    # ----------------------------------------------------------------- the groups (before --out is touched)
+    if cfg.mode == "sample":
+        groups, skipped_entries, skipped = _manifest_groups(cfg, cfg.model_name or cfg.model)
+        source = "manifest"
+    else:
+        _check_puzzle_names(cfg.puzzles)
+        traces = read_traces(cfg.traces or embedded_traces_path(), cfg.traces_format)
+        groups, skipped_entries, skipped = _trace_groups(cfg, traces)
+        source = "embedded" if cfg.traces is None else str(cfg.traces)
+    if skipped:
+        log.warning("%s", skipped)
+        print(f"reasonshape eval: {skipped}", file=sys.stderr)
+    if not groups:
+        raise ConfigError(_nothing_to_score(cfg, traces if cfg.mode == "traces" else None, skipped))
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     meta_path = out / "run_meta.json"
@@ -936,17 +992,6 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         previous = None
     if previous is None:  # record the settings first, so that a killed run is resumed only with the same ones
         _write_json(meta_path, {"fingerprint": _jsonable(cfg.fingerprint()), "sessions": []})
-    # ----------------------------------------------------------------- groups still to do
-    if cfg.mode == "sample":
-        groups, skipped_entries, skipped = _manifest_groups(cfg, cfg.model_name or cfg.model)
-        source = "manifest"
-    else:
-        traces = read_traces(cfg.traces or embedded_traces_path(), cfg.traces_format)
-        groups, skipped_entries, skipped = _trace_groups(cfg, traces)
-        source = "embedded" if cfg.traces is None else str(cfg.traces)
-    if skipped:
-        log.warning("%s", skipped)
-        print(f"reasonshape eval: {skipped}", file=sys.stderr)
     results = ResultsLog(out / "results.jsonl")
     results.drop_partial_tail({g.gid: g.k for g in groups})
     pending = [g for g in groups if not all(g.record_id(i) in results.ids for i in range(g.k))]

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from reasonshape.envs import get
 from reasonshape.envs.interop import TraceFileError
-from reasonshape.errors import ConfigError
+from reasonshape.errors import ConfigError, UnknownPuzzleError
 from reasonshape.training.eval import (
     RESULT_KEYS,
     EvalConfig,
@@ -160,6 +160,36 @@ class TestTracesMode:
         assert f"traces: {str(path.resolve())!r} (this run: 'embedded')" in str(e.value)  # names what differs
         with pytest.raises(ConfigError, match=r"su_trials: 8 \(this run: 3\)"):
             run_eval(EvalConfig(out=out, traces=str(path), su_trials=3, progress=False, report=False))
+
+    @pytest.mark.parametrize("kwargs, match", [
+        ({"embedded": True, "puzzles": ["tent"]}, "unknown puzzle 'tent'; known puzzles: solo"),
+        ({"embedded": True, "levels": ["easy"]}, r"none of the 24 traces of the embedded traces matches --levels "
+                                                 r"easy \(their puzzles: solo, unequal; their levels: external\)"),
+        ({"embedded": True, "puzzles": ["tents"]}, "none of the 24 traces .* matches --puzzles tents"),
+        ({"traces": "EMPTY", "traces_format": "reasonshape"}, "empty.jsonl' holds no trace"),
+        ({"traces": "EMPTY"}, r"empty.jsonl' is empty \(no non-blank line\)"),
+        ({"traces": "DIR"}, "holds no trace .*a directory is read as reasoning-gym-eval results"),
+        ({"traces": "FLIP"}, "none of the 1 traces .* can be scored; skipped 1 traces of unimplemented"),
+    ])
+    def test_nothing_to_score_is_a_config_error(self, tmp_path, kwargs, match):
+        paths = {"EMPTY": tmp_path / "empty.jsonl", "DIR": tmp_path / "dir", "FLIP": tmp_path / "flip.jsonl"}
+        paths["EMPTY"].write_text("\n")
+        paths["DIR"].mkdir()
+        _write_jsonl(paths["DIR"] / "ours.jsonl", [{"puzzle": "solo", "game_id": "2x2:1c2f3c1", "completion": "x"}])
+        _write_jsonl(paths["FLIP"], [{"puzzle": "flip", "game_id": "3x3:abc", "completion": "x"}])
+        if kwargs.get("traces") in paths:
+            kwargs = {**kwargs, "traces": str(paths[kwargs["traces"]])}
+        out = tmp_path / "out"
+        with pytest.raises(UnknownPuzzleError if "unknown" in match else ConfigError, match=match):
+            run_eval(EvalConfig(out=str(out), progress=False, **kwargs))
+        assert not out.exists()  # nothing written, nothing locked
+
+    def test_nothing_to_score_on_the_cli_is_one_line_with_status_2(self, tmp_path, capsys):
+        from reasonshape.cli import main as cli_main
+
+        assert cli_main(["eval", "--embedded", "--levels", "easy", "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("reasonshape eval: error: no completion to score") and "\n" not in err
 
     def test_a_run_that_wrote_no_record_does_not_lock_the_out_directory(self, tmp_path):
         out = tmp_path / "out"
