@@ -707,7 +707,7 @@ def _summary_section(doc: _Doc, records: Sequence[Mapping[str, Any]], notes: Seq
                     if isinstance(r.get("extraction"), Mapping) and (r.get("extraction") or {}).get("mode"))
     fallbacks = Counter(str(r["extraction"]["fallback"]) for r in records
                         if isinstance(r.get("extraction"), Mapping) and r["extraction"].get("fallback"))
-    with_graph = sum(1 for r in records if _metric(r, "n_nodes") is not None)
+    with_graph = sum(1 for r in records if _has_graph(r))
     rows = [
         ["completions", str(n)],
         ["models", ", ".join(models)],
@@ -715,7 +715,7 @@ def _summary_section(doc: _Doc, records: Sequence[Mapping[str, Any]], notes: Seq
         ["accuracy (all)", f"{100 * sum(judged) / len(judged):.1f} %" if judged else _DASH],
         ["unparseable answers", f"{parse_err} ({100 * parse_err / n:.1f} %)"],
         ["truncated (finish_reason = length)", f"{truncated} ({100 * truncated / n:.1f} %)"],
-        ["completions with a claim graph", f"{with_graph} ({100 * with_graph / n:.1f} %)"],
+        ["completions with a claim graph (|V| >= 1)", f"{with_graph} ({100 * with_graph / n:.1f} %)"],
         ["extraction modes", ", ".join(f"{k}: {v}" for k, v in sorted(modes.items())) or _DASH],
         ["extraction fallbacks", ", ".join(f"{k}: {v}" for k, v in sorted(fallbacks.items())) or _DASH],
     ]
@@ -758,19 +758,30 @@ def _table1_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Pa
                    for p, cells in puzzles.items()])
 
 
+def _has_graph(rec: Mapping[str, Any]) -> bool:
+    """The completion has a claim graph with at least one node (|V| = ``metrics.n_nodes`` >= 1)."""
+    n = _metric(rec, "n_nodes")
+    return n is not None and n >= 1
+
+
 def _structure_section(doc: _Doc, records: Sequence[Mapping[str, Any]]) -> None:
     doc.h(2, "Structure by level")
-    doc.p("Means over completions with a claim graph (raw η; it can exceed 1 when H_str < ln|C*|).")
+    doc.p("Means over completions with a claim graph of at least one node (|V| = metrics.n_nodes, after static "
+          "merging; raw η, which can exceed 1 when H_str < ln|C*|). A mean over fewer completions than n graphs "
+          "(a metric undefined for some graphs, e.g. η without a solution claim) gives its own n in brackets.")
     by: dict[tuple[str, str], list] = defaultdict(list)
     for r in records:
-        by[(_model(r), _field(r, "level"))].append(r)
+        if _has_graph(r):
+            by[(_model(r), _field(r, "level"))].append(r)
     rows = []
     for model in sorted({m for m, _ in by}):
         for lv in _ordered({lv for m, lv in by if m == model}, LEVEL_NAMES):
             recs = by[(model, lv)]
-            rows.append([model, lv, *(_fmt_float(_mean(_metric(r, k) for r in recs), d) for k, d in
-                                      (("eta", 3), ("claim_accuracy", 3), ("n_nodes", 1), ("h_str", 3))),
-                         str(sum(1 for r in recs if _metric(r, "n_nodes") is not None))])
+            cells = []
+            for k, d in (("eta", 3), ("claim_accuracy", 3), ("n_nodes", 1), ("h_str", 3)):
+                xs = [x for x in (_metric(r, k) for r in recs) if x is not None]
+                cells.append(_fmt_float(_mean(xs), d) + (f" ({len(xs)})" if xs and len(xs) < len(recs) else ""))
+            rows.append([model, lv, *cells, str(len(recs))])
     doc.table(["model", "level", "mean η", "mean claim accuracy", "mean |V|", "mean H_str (nats)", "n graphs"], rows)
 
 
@@ -897,8 +908,10 @@ def _graphs_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Pa
         name = f"graph_{k}.png"
         title = (f"{rec.get('puzzle')} {rec.get('level')} | {_model(rec)} | sample {rec.get('sample')} | "
                  f"{'correct' if _correct(rec) else 'wrong' if _correct(rec) is False else 'unjudged'}")
-        eta = _metric(rec, "eta")
-        caption = f"{title} | η = {_fmt_float(eta)} | |V| = {len(rec['graph'].get('nodes') or [])}"
+        eta, n_nodes = _metric(rec, "eta"), _metric(rec, "n_nodes")
+        drawn = len(rec["graph"].get("nodes") or [])
+        caption = (f"{title} | η = {_fmt_float(eta)} | |V| = {_fmt_float(n_nodes, 0)} after static merging, as in "
+                   f"the tables and η (the drawing shows the {drawn} extracted nodes before merging)")
         try:
             graph = ClaimGraph.from_json(rec["graph"])
             path = graph.draw(out_dir / name, c_star=_c_star(rec), title=title)
