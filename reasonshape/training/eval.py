@@ -619,7 +619,9 @@ class EvalConfig:
     judge_base_url: str | None = field(default=None, metadata={"help": "judge's OpenAI-compatible endpoint"})
     llm_extraction: bool = field(default=False, metadata={
         "help": "LLM-assisted claim extraction through the judge/policy backend (default: deterministic)"})
-    keep_graphs: int = field(default=3, metadata={"help": "records that keep their claim graph (node-link JSON)"})
+    keep_graphs: int = field(default=3, metadata={
+        "help": "records that keep their claim graph (node-link JSON): the first N non-empty ones, plus the first "
+                "correct and the first wrong one when they come later (the report's examples); 0 keeps none"})
     # ----------------------------------------------------------------- output
     report: bool = field(default=True, metadata={"help": "write report.md and report.html at the end"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar (rate, ETA) on stderr"})
@@ -1136,9 +1138,11 @@ class _BatchRunner:
                       "preference_mass": None if mute else float(gsc.su.preference_mass[i]),
                       "rank_stability": None if mute else float(gsc.su.rank_stability[i]),
                       "judge_prompts": int(gsc.n_judge_prompts), "unparsed": int(gsc.n_unparsed)}
-            # example graphs: the first keep_graphs non-empty claim graphs of the results file
-            keep = sc.graph is not None and len(sc.graph) > 0 and \
-                self.results.n_graphs + sum(r["graph"] is not None for r in recs) < self.cfg.keep_graphs
+            # example graphs: the first keep_graphs non-empty claim graphs of the results file, plus the first
+            # correct and the first wrong one (the report's examples) when they come later
+            kept = [*self.results.graphs.values(), *(r["correct"] for r in recs if r["graph"] is not None)]
+            keep = self.cfg.keep_graphs > 0 and sc.graph is not None and len(sc.graph) > 0 and (
+                len(kept) < self.cfg.keep_graphs or bool(sc.correct) not in kept)
             recs.append(_record(g, i, sc, su, disp, keep_graph=keep))
         return recs
 

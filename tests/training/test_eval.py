@@ -118,8 +118,10 @@ class TestTracesMode:
                                               "meta-llama_llama-3.3-70b-instruct"}
         assert any(r["correct"] for r in recs) and not all(r["correct"] for r in recs)
         assert any(r["metrics"] is not None and r["metrics"]["n_nodes"] > 0 for r in recs)
+        # the first 3 non-empty graphs (all wrong, one group) plus the first correct one (--keep-graphs 3)
         graphs = [r for r in recs if r["graph"] is not None]
-        assert len(graphs) == 3 and all(g["graph"]["nodes"] for g in graphs)
+        assert len(graphs) == 4 and all(g["graph"]["nodes"] for g in graphs)
+        assert [g["correct"] for g in graphs] == [False, False, False, True]
         md, html = summary.report_paths
         assert md.read_text().startswith("# ") and "<html" in html.read_text().lower()
         meta = json.loads(summary.meta_path.read_text())
@@ -134,6 +136,15 @@ class TestTracesMode:
         again = run_eval(EvalConfig(out=str(tmp_path / "out"), progress=False, report=False))
         assert again.n_new == 0 and again.n_skipped_done == 9 and len(_read(again.results_path)) == 24
         assert len(json.loads(again.meta_path.read_text())["sessions"]) == 2
+
+    @pytest.mark.parametrize("keep, want", [(0, []), (1, [False, True]), (5, [False] * 3 + [True, False])])
+    def test_keep_graphs_keeps_the_reports_first_correct_and_first_wrong(self, tmp_path, keep, want):
+        summary = run_eval(EvalConfig(out=str(tmp_path / "o"), keep_graphs=keep, progress=False, report=keep == 1))
+        graphs = [r for r in _read(summary.results_path) if r["graph"] is not None]
+        assert [r["correct"] for r in graphs] == want
+        if keep == 1:  # the report shows the first correct and the first wrong completion, as docs promise
+            md = summary.report_paths[0].read_text()
+            assert md.count("| correct | η =") == 1 and md.count("| wrong | η =") == 1
 
     def test_embedded_traces_file_is_our_schema_with_attribution(self):
         traces = load_traces(embedded_traces_path())
@@ -360,7 +371,7 @@ def test_resume_after_a_cut_at_any_byte_gives_the_uninterrupted_records(tmp_path
     ref = run_eval(EvalConfig(out=str(tmp_path / "ref"), progress=False, report=False))
     data = ref.results_path.read_bytes()
     want = _without_timing(_read(ref.results_path))
-    assert sum(r["graph"] is not None for r in want) == 3
+    assert sum(r["graph"] is not None for r in want) == 4
     starts = [0] + [i + 1 for i, b in enumerate(data) if b == ord("\n")]
     cuts = {starts[1] + 10, starts[1], starts[2] + 5, starts[3] - 1, starts[3], len(data) // 2, len(data) - 3}
     for cut in sorted(cuts):
