@@ -42,8 +42,10 @@ import math
 import os
 import platform
 import re
+import signal
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -1022,30 +1024,52 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     # ----------------------------------------------------------------- loop: sample, score, judge, write
     runner = _BatchRunner(cfg, results, backend, judge if use_su else None, llm_backend, system_prompt,
                           {g.gid: i for i, g in enumerate(groups)})
-    bar = _progress(sum(g.k for g in pending), cfg.progress,
-                    f"eval {source if cfg.mode == 'traces' else cfg.model_name or cfg.model}")
-    try:
-        for b0 in range(0, len(pending), cfg.batch_instances):
-            runner.run(pending[b0:b0 + cfg.batch_instances], bar)
-    finally:
-        bar.close()
-        for b in owned:
-            b.close()
-    # ----------------------------------------------------------------- metadata and report
-    records = results.records()
-    session = {
-        "started": started, "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-        "wall_s": time.perf_counter() - t_start, "new_records": runner.n_new,
-        "groups_skipped_done": len(groups) - len(pending), "sampling_s": runner.sample_s,
-        "judge_s": runner.judge_s, "scoring_s": runner.score_s, "argv": sys.argv[1:],
-    }
     why_no_su = (None if su_on else "off (--no-su)" if not cfg.su
                  else "no judge: traces have no policy to judge its own solutions; give --judge-model"
                  if not judge_named else "no group holds two or more completions (k < 2): nothing to compare")
     judge_name = (cfg.judge_model or cfg.model or repr(judge)) if su_on else None
-    meta = _run_meta(cfg, source, groups, records, skipped, skipped_entries, system_prompt, judge_name,
-                     _sessions(previous) + [session], why_no_su)
-    _write_json(meta_path, meta)
+
+    def write_meta(ended: str) -> tuple[dict, list[dict]]:
+        """Record this session (``ended``: completed, SIGINT, SIGTERM or the error) in ``run_meta.json``."""
+        records = results.records()
+        session = {
+            "started": started, "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+            "wall_s": time.perf_counter() - t_start, "new_records": runner.n_new,
+            "groups_skipped_done": len(groups) - len(pending), "sampling_s": runner.sample_s,
+            "judge_s": runner.judge_s, "scoring_s": runner.score_s, "argv": sys.argv[1:], "ended": ended,
+        }
+        meta = _run_meta(cfg, source, groups, records, skipped, skipped_entries, system_prompt, judge_name,
+                         _sessions(previous) + [session], why_no_su)
+        _write_json(meta_path, meta)
+        return meta, records
+
+    bar = _progress(sum(g.k for g in pending), cfg.progress,
+                    f"eval {source if cfg.mode == 'traces' else cfg.model_name or cfg.model}")
+    restore_sigterm = _catch_sigterm()
+    try:
+        try:
+            for b0 in range(0, len(pending), cfg.batch_instances):
+                runner.run(pending[b0:b0 + cfg.batch_instances], bar)
+        finally:
+            restore_sigterm()
+            bar.close()
+            for b in owned:
+                b.close()
+    except BaseException as e:  # an interrupted session still counts: its records and its time are in the file
+        sig = "SIGINT" if isinstance(e, KeyboardInterrupt) else \
+            signal.Signals(e.signum).name if isinstance(e, _Signalled) else None
+        try:
+            write_meta(sig or f"error: {type(e).__name__}")
+        except Exception as meta_error:  # noqa: BLE001 - never hide the interruption behind a metadata error
+            log.warning("run_meta.json not updated after the interruption: %s", meta_error)
+        if sig:
+            print(f"reasonshape eval: interrupted by {sig} after {runner.n_new} new records in {results.path}; "
+                  "rerun the same command to resume", file=sys.stderr)
+        if isinstance(e, _Signalled):  # now what the signal would have done (default: end the process, 128 + n)
+            signal.raise_signal(e.signum)
+        raise
+    # ----------------------------------------------------------------- metadata and report
+    meta, records = write_meta("completed")
     report_paths: tuple[Path, ...] = ()
     if cfg.report:
         report_paths = _write_report(results.path, out, meta)
@@ -1145,6 +1169,27 @@ class _BatchRunner:
                 len(kept) < self.cfg.keep_graphs or bool(sc.correct) not in kept)
             recs.append(_record(g, i, sc, su, disp, keep_graph=keep))
         return recs
+
+
+class _Signalled(BaseException):
+    """SIGTERM during the eval loop, raised by :func:`_catch_sigterm`'s handler so that the session is recorded."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _catch_sigterm():
+    """Turn SIGTERM into :class:`_Signalled` (main thread only); returns the function restoring the old handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def handler(signum: int, frame: Any) -> None:
+        raise _Signalled(signum)
+
+    signal.signal(signal.SIGTERM, handler)
+    return lambda: signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: Sequence[Mapping[str, Any]],

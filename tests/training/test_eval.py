@@ -383,6 +383,68 @@ def test_resume_after_a_cut_at_any_byte_gives_the_uninterrupted_records(tmp_path
         assert _without_timing(_read(again.results_path)) == want, f"cut at byte {cut}"
 
 
+class _InterruptedBackend:
+    """A sampling backend that answers ``n_ok`` calls, then raises KeyboardInterrupt (a Ctrl-C during sampling)."""
+
+    def __init__(self, n_ok: int):
+        self.n_ok = n_ok
+
+    def generate(self, prompts, n=1, temperature=1.0, top_p=1.0, max_tokens=256, seed=None, logprobs=None):
+        from reasonshape.training.backends import Sample
+
+        if self.n_ok == 0:
+            raise KeyboardInterrupt
+        self.n_ok -= 1
+        return [[Sample("<answer>1</answer>", None, 10, 3, "stop", None) for _ in range(n)] for _ in prompts]
+
+    def close(self):
+        pass
+
+
+def test_sigint_session_is_recorded_and_says_how_to_resume(tmp_path, capsys):
+    cfg = EvalConfig(out=str(tmp_path / "o"), model="fake", puzzles=["solo"], levels=["trivial"], limit=4,
+                     batch_instances=1, su=False, progress=False, report=False)
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(cfg, backend=_InterruptedBackend(2))
+    assert "interrupted by SIGINT after 2 new records" in capsys.readouterr().err
+    meta = json.loads((tmp_path / "o" / "run_meta.json").read_text())
+    assert [(s["ended"], s["new_records"]) for s in meta["sessions"]] == [("SIGINT", 2)]
+    assert meta["n_records"] == 2 and meta["time"]["sampling_s"] > 0
+    done = run_eval(cfg, backend=_InterruptedBackend(10))
+    sessions = done.meta["sessions"]
+    assert [(s["ended"], s["new_records"]) for s in sessions] == [("SIGINT", 2), ("completed", 2)]
+    # the metadata's time totals add up every session, the interrupted one included
+    assert done.meta["time"]["scoring_s"] == pytest.approx(sum(s["scoring_s"] for s in sessions))
+
+
+def test_sigterm_session_is_recorded(tmp_path):
+    base = load_traces(embedded_traces_path())
+    path = _write_jsonl(tmp_path / "many.jsonl", [{**t.to_json(), "model": f"{t.model}-{j}"} for j in range(6)
+                                                  for t in base])
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    cmd = [sys.executable, "-m", "reasonshape.cli", "eval", "--traces", str(path), "--out", str(out),
+           "--batch-instances", "1", "--no-progress", "--no-report"]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not ((out / "results.jsonl").exists() and (out / "results.jsonl").read_bytes().count(b"\n") >= 1):
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "no group written within 120 s"
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGTERM)
+        err = proc.communicate(timeout=60)[1].decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGTERM, err  # still ends as a SIGTERM would
+    assert "interrupted by SIGTERM" in err and "rerun the same command to resume" in err
+    meta = json.loads((out / "run_meta.json").read_text())
+    (session,) = meta["sessions"]
+    assert session["ended"] == "SIGTERM" and session["new_records"] == meta["n_records"] >= 1
+
+
 # --------------------------------------------------------------------------------------------------- results log
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sizes=st.lists(st.integers(1, 4), min_size=1, max_size=6), cut=st.floats(0.0, 1.0))
