@@ -765,6 +765,11 @@ def _build_backend(kind: str | None, model: str, base_url: str | None, cfg: Eval
     from reasonshape.training.backends import get_backend
 
     kind = kind or ("openai" if base_url else "transformers")
+    if kind != "openai" and not Path(model).expanduser().exists() and (
+            model.startswith((".", "/", "~")) or model.count("/") != 1):
+        # not a directory, and not shaped like a hub id (org/name) either: say so rather than the hub's id error
+        raise ConfigError(f"model directory {model!r} does not exist (give a local model directory, or a hub id "
+                          "such as Qwen/Qwen3-8B that is in the local cache when offline)")
     if kind == "openai":
         return get_backend("openai", base_url=base_url, model=model, api_key_env=cfg.api_key_env,
                            max_concurrency=cfg.max_concurrency, use_n=cfg.use_n)
@@ -824,8 +829,10 @@ def _trace_groups(cfg: EvalConfig, traces: Sequence[TraceRecord]) -> tuple[list[
             try:
                 inst = p.parse_game_id(t.game_id)
             except ReasonshapeError as e:
-                log.warning("trace of %s skipped: %s", t.puzzle, e)
+                log.info("trace of %s skipped: %s", t.puzzle, e)  # summed up in the skipped summary (one line)
                 unreadable += 1
+                skipped.append({"puzzle": t.puzzle, "level": t.level or EXTERNAL_LEVEL, "game_id": t.game_id,
+                                "model": t.model, "reason": f"game ID does not parse: {e}"})
                 continue
             level = t.level or levels.get((t.puzzle, t.game_id), EXTERNAL_LEVEL)
             if cfg.puzzles is not None and t.puzzle not in cfg.puzzles:
@@ -844,7 +851,7 @@ def _trace_groups(cfg: EvalConfig, traces: Sequence[TraceRecord]) -> tuple[list[
         groups = groups[:cfg.limit]
     parts = []
     if unimplemented:
-        parts.append(f"skipped {sum(unimplemented.values())} traces of unimplemented puzzles: "
+        parts.append(f"skipped {sum(unimplemented.values())} traces of unknown or unimplemented puzzles: "
                      + ", ".join(f"{k} ({v})" for k, v in unimplemented.items()))
     if unreadable:
         parts.append(f"skipped {unreadable} traces whose game ID does not parse")
@@ -976,8 +983,7 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         traces = read_traces(cfg.traces or embedded_traces_path(), cfg.traces_format)
         groups, skipped_entries, skipped = _trace_groups(cfg, traces)
         source = "embedded" if cfg.traces is None else str(cfg.traces)
-    if skipped:
-        log.warning("%s", skipped)
+    if skipped:  # printed once (not logged as well)
         print(f"reasonshape eval: {skipped}", file=sys.stderr)
     if not groups:
         raise ConfigError(_nothing_to_score(cfg, traces if cfg.mode == "traces" else None, skipped))

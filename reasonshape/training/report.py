@@ -928,8 +928,16 @@ def _skipped_section(doc: _Doc, skipped: Any) -> None:
     for e in skipped or ():
         d = e.to_dict() if hasattr(e, "to_dict") else e if isinstance(e, Mapping) else {"puzzle": str(e)}
         entries.append(d)
+    unreadable = [d for d in entries if d.get("reason")]  # eval's traces whose game ID does not parse
+    entries = [d for d in entries if not d.get("reason")]
+    if unreadable:
+        doc.p(f"{len(unreadable)} traces were skipped because their instance could not be read.")
+        doc.table(["puzzle", "game ID", "model", "reason"],
+                  [[str(d.get("puzzle")), str(d.get("game_id")), str(d.get("model")), str(d["reason"])]
+                   for d in unreadable[:20]])
     if not entries:
-        doc.p("None: every manifest instance asked for belongs to an implemented puzzle.")
+        if not unreadable:
+            doc.p("None: every manifest instance asked for belongs to an implemented puzzle.")
         return
     by: dict[str, list] = defaultdict(list)
     for d in entries:
