@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     except ReasonshapeError as e:
         print(f"reasonshape {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: the command has said what it kept (eval: how to resume); no traceback
+        return 130
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         import os
 

@@ -42,8 +42,10 @@ import math
 import os
 import platform
 import re
+import signal
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -341,6 +343,8 @@ def read_traces(path: str | Path, fmt: Literal["auto", "reasonshape", "reasoning
         return import_reasoning_gym_eval(p)
     with open(p, encoding="utf-8") as f:
         first = next((ln for ln in f if ln.strip()), "")
+    if not first:
+        raise ConfigError(f"traces file {str(p)!r} is empty (no non-blank line): no completion to score")
     try:
         obj = json.loads(first) if first else {}
     except json.JSONDecodeError:
@@ -392,6 +396,9 @@ class ResultsLog:
         Record ids present in the file.
     n_records : int
         Records in the file.
+    graphs : dict of str -> bool or None
+        Ids of the records in the file that keep their claim graph, with their ``correct`` value (what
+        ``--keep-graphs`` counts; a group removed as a torn tail leaves it too).
 
     Raises
     ------
@@ -411,7 +418,7 @@ class ResultsLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lines: list[tuple[int, str]] = []  # (byte offset of the line start, record id)
         self.ids: set[str] = set()
-        self.n_graphs = 0
+        self.graphs: dict[str, bool | None] = {}
         if not self.path.exists():
             self.path.touch()
             return
@@ -441,7 +448,7 @@ class ResultsLog:
                 self.ids.add(rid)
                 self._lines.append((pos, rid))
                 if rec.get("graph") is not None:
-                    self.n_graphs += 1
+                    self.graphs[rid] = rec.get("correct")
             pos = nl + 1
             good_end = pos
         if good_end < len(data):
@@ -452,6 +459,11 @@ class ResultsLog:
     @property
     def n_records(self) -> int:
         return len(self._lines)
+
+    @property
+    def n_graphs(self) -> int:
+        """Records in the file that keep their claim graph."""
+        return len(self.graphs)
 
     def _truncate(self, size: int) -> None:
         with open(self.path, "r+b") as f:
@@ -496,6 +508,8 @@ class ResultsLog:
         self._truncate(self._lines[start][0])
         del self._lines[start:]
         self.ids.difference_update(removed)
+        for rid in removed:  # the removed group's kept graphs no longer count against --keep-graphs
+            self.graphs.pop(rid, None)
         log.warning("%s: removed %d records of the incomplete group %r (it is redone)", self.path, len(removed), tail)
         return removed
 
@@ -529,7 +543,7 @@ class ResultsLog:
             offset += len(line.encode("utf-8"))
             self.ids.add(r["id"])
             if r.get("graph") is not None:
-                self.n_graphs += 1
+                self.graphs[r["id"]] = r.get("correct")
 
     def records(self) -> list[dict[str, Any]]:
         """All records in the file (re-read from disk)."""
@@ -607,7 +621,9 @@ class EvalConfig:
     judge_base_url: str | None = field(default=None, metadata={"help": "judge's OpenAI-compatible endpoint"})
     llm_extraction: bool = field(default=False, metadata={
         "help": "LLM-assisted claim extraction through the judge/policy backend (default: deterministic)"})
-    keep_graphs: int = field(default=3, metadata={"help": "records that keep their claim graph (node-link JSON)"})
+    keep_graphs: int = field(default=3, metadata={
+        "help": "records that keep their claim graph (node-link JSON): the first N non-empty ones, plus the first "
+                "correct and the first wrong one when they come later (the report's examples); 0 keeps none"})
     # ----------------------------------------------------------------- output
     report: bool = field(default=True, metadata={"help": "write report.md and report.html at the end"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar (rate, ETA) on stderr"})
@@ -749,6 +765,11 @@ def _build_backend(kind: str | None, model: str, base_url: str | None, cfg: Eval
     from reasonshape.training.backends import get_backend
 
     kind = kind or ("openai" if base_url else "transformers")
+    if kind != "openai" and not Path(model).expanduser().exists() and (
+            model.startswith((".", "/", "~")) or model.count("/") != 1):
+        # not a directory, and not shaped like a hub id (org/name) either: say so rather than the hub's id error
+        raise ConfigError(f"model directory {model!r} does not exist (give a local model directory, or a hub id "
+                          "such as Qwen/Qwen3-8B that is in the local cache when offline)")
     if kind == "openai":
         return get_backend("openai", base_url=base_url, model=model, api_key_env=cfg.api_key_env,
                            max_concurrency=cfg.max_concurrency, use_n=cfg.use_n)
@@ -808,8 +829,10 @@ def _trace_groups(cfg: EvalConfig, traces: Sequence[TraceRecord]) -> tuple[list[
             try:
                 inst = p.parse_game_id(t.game_id)
             except ReasonshapeError as e:
-                log.warning("trace of %s skipped: %s", t.puzzle, e)
+                log.info("trace of %s skipped: %s", t.puzzle, e)  # summed up in the skipped summary (one line)
                 unreadable += 1
+                skipped.append({"puzzle": t.puzzle, "level": t.level or EXTERNAL_LEVEL, "game_id": t.game_id,
+                                "model": t.model, "reason": f"game ID does not parse: {e}"})
                 continue
             level = t.level or levels.get((t.puzzle, t.game_id), EXTERNAL_LEVEL)
             if cfg.puzzles is not None and t.puzzle not in cfg.puzzles:
@@ -828,11 +851,49 @@ def _trace_groups(cfg: EvalConfig, traces: Sequence[TraceRecord]) -> tuple[list[
         groups = groups[:cfg.limit]
     parts = []
     if unimplemented:
-        parts.append(f"skipped {sum(unimplemented.values())} traces of unimplemented puzzles: "
+        parts.append(f"skipped {sum(unimplemented.values())} traces of unknown or unimplemented puzzles: "
                      + ", ".join(f"{k} ({v})" for k, v in unimplemented.items()))
     if unreadable:
         parts.append(f"skipped {unreadable} traces whose game ID does not parse")
     return groups, skipped, "; ".join(parts)
+
+
+def _check_puzzle_names(puzzles: Sequence[str] | None) -> None:
+    """``--puzzles`` in traces mode: the same check as the manifest's in sampling mode (a typo is an error, not an
+    empty run)."""
+    from reasonshape.envs.registry import PUZZLE_NAMES
+
+    for name in puzzles or ():
+        if name not in PUZZLE_NAMES:
+            raise UnknownPuzzleError(name, list(PUZZLE_NAMES))
+
+
+def _filters(cfg: EvalConfig) -> str:
+    parts = [f"--puzzles {' '.join(cfg.puzzles)}" if cfg.puzzles else "",
+             f"--levels {' '.join(cfg.levels)}" if cfg.levels else ""]
+    return " ".join(p for p in parts if p)
+
+
+def _nothing_to_score(cfg: EvalConfig, traces: Sequence[TraceRecord] | None, skipped: str) -> str:
+    """The one-line reason why a run has no completion to score, naming the input and the filters."""
+    filters = _filters(cfg)
+    why = f"; {skipped}" if skipped else ""
+    if traces is None:
+        return (f"no instance to evaluate: the benchmark manifest{' with ' + filters if filters else ''} has no "
+                f"instance of an implemented puzzle{why}")
+    what = "the embedded traces" if cfg.traces is None else f"traces {cfg.traces!r}"
+    if not traces:
+        p = Path(cfg.traces or "")
+        hint = (" (a directory is read as reasoning-gym-eval results: futoshiki.json, sudoku.json, mini_sudoku.json "
+                "files below it; pass a .jsonl file in our schema as --traces FILE)") if p.is_dir() else ""
+        return f"no completion to score: {what} holds no trace{hint}"
+    puzzles = ", ".join(sorted({t.puzzle for t in traces}))
+    known = _manifest_levels()
+    levels = ", ".join(sorted({t.level or known.get((t.puzzle, t.game_id), EXTERNAL_LEVEL) for t in traces}))
+    if filters:
+        return (f"no completion to score: none of the {len(traces)} traces of {what} matches {filters} (their "
+                f"puzzles: {puzzles}; their levels: {levels}){why}")
+    return f"no completion to score: none of the {len(traces)} traces of {what} can be scored{why}"
 
 
 def _versions() -> dict[str, str]:
@@ -893,9 +954,11 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     Raises
     ------
     ConfigError
-        Bad settings, or an output directory written with other settings (:meth:`EvalConfig.fingerprint`).
+        Bad settings, an output directory holding records written with other settings
+        (:meth:`EvalConfig.fingerprint`), or nothing to score: the input holds no trace, or the filters
+        (``puzzles``, ``levels``) select none (the message names the input and the filters).
     UnknownPuzzleError
-        ``cfg.puzzles`` names a puzzle outside the benchmark.
+        ``cfg.puzzles`` names a puzzle outside the benchmark (in sampling and traces mode alike).
     BackendError
         Sampling or judging failed (what was written so far stays; rerun to resume).
     TraceFileError
@@ -911,26 +974,34 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     """
     t_start = time.perf_counter()
     started = datetime.now(UTC).isoformat(timespec="seconds")
-    out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
-    meta_path = out / "run_meta.json"
-    previous = _read_meta(meta_path)
-    if previous is not None and previous.get("fingerprint") != _jsonable(cfg.fingerprint()):
-        raise ConfigError(f"out directory {str(out)!r} holds a run with other settings "
-                          f"({previous.get('fingerprint')}); use a new --out or the same settings to resume")
-    if previous is None:  # record the settings first, so that a killed run is resumed only with the same ones
-        _write_json(meta_path, {"fingerprint": _jsonable(cfg.fingerprint()), "sessions": []})
-    # ----------------------------------------------------------------- groups still to do
+    # ----------------------------------------------------------------- the groups (before --out is touched)
     if cfg.mode == "sample":
         groups, skipped_entries, skipped = _manifest_groups(cfg, cfg.model_name or cfg.model)
         source = "manifest"
     else:
+        _check_puzzle_names(cfg.puzzles)
         traces = read_traces(cfg.traces or embedded_traces_path(), cfg.traces_format)
         groups, skipped_entries, skipped = _trace_groups(cfg, traces)
         source = "embedded" if cfg.traces is None else str(cfg.traces)
-    if skipped:
-        log.warning("%s", skipped)
+    if skipped:  # printed once (not logged as well)
         print(f"reasonshape eval: {skipped}", file=sys.stderr)
+    if not groups:
+        raise ConfigError(_nothing_to_score(cfg, traces if cfg.mode == "traces" else None, skipped))
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta_path = out / "run_meta.json"
+    previous = _read_meta(meta_path)
+    fingerprint = _jsonable(cfg.fingerprint())
+    if previous is not None and previous.get("fingerprint") != fingerprint:
+        if _has_records(out / "results.jsonl"):
+            raise ConfigError(f"out directory {str(out)!r} holds a run with other settings "
+                              f"({_fingerprint_diff(previous.get('fingerprint'), fingerprint)}); use a new --out or "
+                              "the same settings to resume")
+        # no record written: the earlier run (one that failed early, say) fixed nothing; this run's settings count
+        log.info("%s: no record written by the earlier run; starting over with this run's settings", out)
+        previous = None
+    if previous is None:  # record the settings first, so that a killed run is resumed only with the same ones
+        _write_json(meta_path, {"fingerprint": _jsonable(cfg.fingerprint()), "sessions": []})
     results = ResultsLog(out / "results.jsonl")
     results.drop_partial_tail({g.gid: g.k for g in groups})
     pending = [g for g in groups if not all(g.record_id(i) in results.ids for i in range(g.k))]
@@ -959,30 +1030,52 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     # ----------------------------------------------------------------- loop: sample, score, judge, write
     runner = _BatchRunner(cfg, results, backend, judge if use_su else None, llm_backend, system_prompt,
                           {g.gid: i for i, g in enumerate(groups)})
-    bar = _progress(sum(g.k for g in pending), cfg.progress,
-                    f"eval {source if cfg.mode == 'traces' else cfg.model_name or cfg.model}")
-    try:
-        for b0 in range(0, len(pending), cfg.batch_instances):
-            runner.run(pending[b0:b0 + cfg.batch_instances], bar)
-    finally:
-        bar.close()
-        for b in owned:
-            b.close()
-    # ----------------------------------------------------------------- metadata and report
-    records = results.records()
-    session = {
-        "started": started, "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-        "wall_s": time.perf_counter() - t_start, "new_records": runner.n_new,
-        "groups_skipped_done": len(groups) - len(pending), "sampling_s": runner.sample_s,
-        "judge_s": runner.judge_s, "scoring_s": runner.score_s, "argv": sys.argv[1:],
-    }
     why_no_su = (None if su_on else "off (--no-su)" if not cfg.su
                  else "no judge: traces have no policy to judge its own solutions; give --judge-model"
                  if not judge_named else "no group holds two or more completions (k < 2): nothing to compare")
     judge_name = (cfg.judge_model or cfg.model or repr(judge)) if su_on else None
-    meta = _run_meta(cfg, source, groups, records, skipped, skipped_entries, system_prompt, judge_name,
-                     _sessions(previous) + [session], why_no_su)
-    _write_json(meta_path, meta)
+
+    def write_meta(ended: str) -> tuple[dict, list[dict]]:
+        """Record this session (``ended``: completed, SIGINT, SIGTERM or the error) in ``run_meta.json``."""
+        records = results.records()
+        session = {
+            "started": started, "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+            "wall_s": time.perf_counter() - t_start, "new_records": runner.n_new,
+            "groups_skipped_done": len(groups) - len(pending), "sampling_s": runner.sample_s,
+            "judge_s": runner.judge_s, "scoring_s": runner.score_s, "argv": sys.argv[1:], "ended": ended,
+        }
+        meta = _run_meta(cfg, source, groups, records, skipped, skipped_entries, system_prompt, judge_name,
+                         _sessions(previous) + [session], why_no_su)
+        _write_json(meta_path, meta)
+        return meta, records
+
+    bar = _progress(sum(g.k for g in pending), cfg.progress,
+                    f"eval {source if cfg.mode == 'traces' else cfg.model_name or cfg.model}")
+    restore_sigterm = _catch_sigterm()
+    try:
+        try:
+            for b0 in range(0, len(pending), cfg.batch_instances):
+                runner.run(pending[b0:b0 + cfg.batch_instances], bar)
+        finally:
+            restore_sigterm()
+            bar.close()
+            for b in owned:
+                b.close()
+    except BaseException as e:  # an interrupted session still counts: its records and its time are in the file
+        sig = "SIGINT" if isinstance(e, KeyboardInterrupt) else \
+            signal.Signals(e.signum).name if isinstance(e, _Signalled) else None
+        try:
+            write_meta(sig or f"error: {type(e).__name__}")
+        except Exception as meta_error:  # noqa: BLE001 - never hide the interruption behind a metadata error
+            log.warning("run_meta.json not updated after the interruption: %s", meta_error)
+        if sig:
+            print(f"reasonshape eval: interrupted by {sig} after {runner.n_new} new records in {results.path}; "
+                  "rerun the same command to resume", file=sys.stderr)
+        if isinstance(e, _Signalled):  # now what the signal would have done (default: end the process, 128 + n)
+            signal.raise_signal(e.signum)
+        raise
+    # ----------------------------------------------------------------- metadata and report
+    meta, records = write_meta("completed")
     report_paths: tuple[Path, ...] = ()
     if cfg.report:
         report_paths = _write_report(results.path, out, meta)
@@ -1066,14 +1159,43 @@ class _BatchRunner:
         for i, sc in enumerate(scores):
             su = None
             if gsc is not None:
-                su = {"U": float(gsc.su.total), "A": float(gsc.su.ambiguity), "I": float(gsc.su.instability),
-                      "preference_mass": float(gsc.su.preference_mass[i]),
-                      "rank_stability": float(gsc.su.rank_stability[i])}
-            # example graphs: the first keep_graphs non-empty claim graphs of the results file
-            keep = sc.graph is not None and len(sc.graph) > 0 and \
-                self.results.n_graphs + sum(r["graph"] is not None for r in recs) < self.cfg.keep_graphs
+                # a group without one readable verdict (every reply unparsed) gets nulls: ties alone measure
+                # nothing (training leaves such groups out of the logged U / A / I the same way)
+                mute = bool(gsc.n_judge_prompts) and gsc.n_unparsed == gsc.n_judge_prompts
+                su = {"U": None if mute else float(gsc.su.total),
+                      "A": None if mute else float(gsc.su.ambiguity),
+                      "I": None if mute else float(gsc.su.instability),
+                      "preference_mass": None if mute else float(gsc.su.preference_mass[i]),
+                      "rank_stability": None if mute else float(gsc.su.rank_stability[i]),
+                      "judge_prompts": int(gsc.n_judge_prompts), "unparsed": int(gsc.n_unparsed)}
+            # example graphs: the first keep_graphs non-empty claim graphs of the results file, plus the first
+            # correct and the first wrong one (the report's examples) when they come later
+            kept = [*self.results.graphs.values(), *(r["correct"] for r in recs if r["graph"] is not None)]
+            keep = self.cfg.keep_graphs > 0 and sc.graph is not None and len(sc.graph) > 0 and (
+                len(kept) < self.cfg.keep_graphs or bool(sc.correct) not in kept)
             recs.append(_record(g, i, sc, su, disp, keep_graph=keep))
         return recs
+
+
+class _Signalled(BaseException):
+    """SIGTERM during the eval loop, raised by :func:`_catch_sigterm`'s handler so that the session is recorded."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _catch_sigterm():
+    """Turn SIGTERM into :class:`_Signalled` (main thread only); returns the function restoring the old handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def handler(signum: int, frame: Any) -> None:
+        raise _Signalled(signum)
+
+    signal.signal(signal.SIGTERM, handler)
+    return lambda: signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: Sequence[Mapping[str, Any]],
@@ -1103,7 +1225,7 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "system_prompt": system_prompt if sample else None,
         "su": {"enabled": judge_name is not None, "trials": cfg.su_trials, "judge_max_tokens": cfg.judge_max_tokens,
                "model": "bradley_terry", "C": 1.0, "aggregation": "pagerank", "damping": 0.85,
-               **({"not_computed": why_no_su} if why_no_su else {})},
+               **_judge_counts(records), **({"not_computed": why_no_su} if why_no_su else {})},
         "extraction": "llm" if cfg.llm_extraction else "deterministic",
         "subset": {"puzzles": cfg.puzzles, "levels": cfg.levels, "limit": cfg.limit},
         "skipped_summary": skipped,
@@ -1122,6 +1244,21 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "sessions": sessions,
     }
     return _jsonable(meta)
+
+
+def _judge_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The judge's bookkeeping over the file's judged groups: prompts sent, replies without a readable verdict
+    (and their share), and the groups left out of U / A / I because none of their replies was readable."""
+    groups: dict[str, Mapping[str, Any]] = {}
+    for r in records:
+        su = r.get("su")
+        if isinstance(su, Mapping) and isinstance(su.get("judge_prompts"), int):
+            groups.setdefault(_group_of(str(r.get("id"))), su)
+    prompts = sum(su["judge_prompts"] for su in groups.values())
+    unparsed = sum(int(su.get("unparsed") or 0) for su in groups.values())
+    return {"groups_judged": len(groups), "judge_prompts": prompts, "judge_unparsed": unparsed,
+            "judge_unparsed_rate": unparsed / prompts if prompts else None,
+            "groups_without_verdict": sum(1 for su in groups.values() if su.get("U") is None)}
 
 
 def _write_report(results_path: Path, out: Path, meta: dict) -> tuple[Path, ...]:
@@ -1164,6 +1301,23 @@ def _read_meta(path: Path) -> dict | None:
     except (OSError, json.JSONDecodeError):
         return None
     return meta if isinstance(meta, dict) else None
+
+
+def _has_records(path: Path) -> bool:
+    """Whether ``path`` holds at least one complete (newline-terminated) non-blank line."""
+    try:
+        with open(path, "rb") as f:
+            return any(line.endswith(b"\n") and line.strip() for line in f)
+    except OSError:
+        return False
+
+
+def _fingerprint_diff(old: Any, new: Mapping[str, Any]) -> str:
+    """The settings that differ, as ``name: earlier value (this run: value)``."""
+    if not isinstance(old, Mapping):
+        return f"no readable settings: {old!r}"
+    keys = list(new) + [k for k in old if k not in new]
+    return "; ".join(f"{k}: {old.get(k)!r} (this run: {new.get(k)!r})" for k in keys if old.get(k) != new.get(k))
 
 
 def _sessions(previous: dict | None) -> list[dict]:

@@ -67,6 +67,7 @@ __all__ = [
     "correlation_table",
     "other_findings",
     "su_groups",
+    "su_judge_counts",
     "su_summary",
     "build_report",
 ]
@@ -137,7 +138,7 @@ def load_results(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
                      "eta_sol", "h_str", ...},
          "labels": {"correct", "wrong", "unverifiable", "tentative"},
          "extraction": {"mode": "deterministic" | "llm", "fallback": str | null},
-         "su": {"U", "A", "I", "preference_mass", "rank_stability"} | null,
+         "su": {"U", "A", "I", "preference_mass", "rank_stability", "judge_prompts", "unparsed"} | null,
          "dispersion": float | null, "timing": {"sample_s", "score_s"}, "graph": node-link JSON | null}
 
     Parameters
@@ -428,6 +429,22 @@ def su_groups(records: Sequence[Mapping[str, Any]]) -> list[GroupSU]:
     return out
 
 
+def su_judge_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The judge's bookkeeping, per group (model, puzzle, level, game_id) from its first record whose ``su`` has
+    ``judge_prompts``: ``groups`` judged, ``prompts`` sent, ``unparsed`` replies without a readable verdict, and
+    ``no_verdict`` groups in which no reply was readable (their U / A / I are null: ties alone measure nothing, so
+    :func:`su_groups` leaves them out)."""
+    seen: dict[tuple, Mapping[str, Any]] = {}
+    for r in records:
+        su = r.get("su")
+        if isinstance(su, Mapping) and _num(su.get("judge_prompts")) is not None:
+            seen.setdefault((_model(r), _field(r, "puzzle"), _field(r, "level"), _field(r, "game_id")), su)
+    return {"groups": len(seen), "prompts": int(sum(_num(su["judge_prompts"]) for su in seen.values())),
+            "unparsed": int(sum(_num(su.get("unparsed")) or 0 for su in seen.values())),
+            "no_verdict": sum(1 for su in seen.values() if _num(su.get("judge_prompts"))
+                              and _num(su.get("U")) is None)}
+
+
 def su_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The structural-uncertainty table (paper B), or ``None`` when no group has U, A and I.
 
@@ -690,7 +707,7 @@ def _summary_section(doc: _Doc, records: Sequence[Mapping[str, Any]], notes: Seq
                     if isinstance(r.get("extraction"), Mapping) and (r.get("extraction") or {}).get("mode"))
     fallbacks = Counter(str(r["extraction"]["fallback"]) for r in records
                         if isinstance(r.get("extraction"), Mapping) and r["extraction"].get("fallback"))
-    with_graph = sum(1 for r in records if _metric(r, "n_nodes") is not None)
+    with_graph = sum(1 for r in records if _has_graph(r))
     rows = [
         ["completions", str(n)],
         ["models", ", ".join(models)],
@@ -698,7 +715,7 @@ def _summary_section(doc: _Doc, records: Sequence[Mapping[str, Any]], notes: Seq
         ["accuracy (all)", f"{100 * sum(judged) / len(judged):.1f} %" if judged else _DASH],
         ["unparseable answers", f"{parse_err} ({100 * parse_err / n:.1f} %)"],
         ["truncated (finish_reason = length)", f"{truncated} ({100 * truncated / n:.1f} %)"],
-        ["completions with a claim graph", f"{with_graph} ({100 * with_graph / n:.1f} %)"],
+        ["completions with a claim graph (|V| >= 1)", f"{with_graph} ({100 * with_graph / n:.1f} %)"],
         ["extraction modes", ", ".join(f"{k}: {v}" for k, v in sorted(modes.items())) or _DASH],
         ["extraction fallbacks", ", ".join(f"{k}: {v}" for k, v in sorted(fallbacks.items())) or _DASH],
     ]
@@ -741,19 +758,30 @@ def _table1_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Pa
                    for p, cells in puzzles.items()])
 
 
+def _has_graph(rec: Mapping[str, Any]) -> bool:
+    """The completion has a claim graph with at least one node (|V| = ``metrics.n_nodes`` >= 1)."""
+    n = _metric(rec, "n_nodes")
+    return n is not None and n >= 1
+
+
 def _structure_section(doc: _Doc, records: Sequence[Mapping[str, Any]]) -> None:
     doc.h(2, "Structure by level")
-    doc.p("Means over completions with a claim graph (raw η; it can exceed 1 when H_str < ln|C*|).")
+    doc.p("Means over completions with a claim graph of at least one node (|V| = metrics.n_nodes, after static "
+          "merging; raw η, which can exceed 1 when H_str < ln|C*|). A mean over fewer completions than n graphs "
+          "(a metric undefined for some graphs, e.g. η without a solution claim) gives its own n in brackets.")
     by: dict[tuple[str, str], list] = defaultdict(list)
     for r in records:
-        by[(_model(r), _field(r, "level"))].append(r)
+        if _has_graph(r):
+            by[(_model(r), _field(r, "level"))].append(r)
     rows = []
     for model in sorted({m for m, _ in by}):
         for lv in _ordered({lv for m, lv in by if m == model}, LEVEL_NAMES):
             recs = by[(model, lv)]
-            rows.append([model, lv, *(_fmt_float(_mean(_metric(r, k) for r in recs), d) for k, d in
-                                      (("eta", 3), ("claim_accuracy", 3), ("n_nodes", 1), ("h_str", 3))),
-                         str(sum(1 for r in recs if _metric(r, "n_nodes") is not None))])
+            cells = []
+            for k, d in (("eta", 3), ("claim_accuracy", 3), ("n_nodes", 1), ("h_str", 3)):
+                xs = [x for x in (_metric(r, k) for r in recs) if x is not None]
+                cells.append(_fmt_float(_mean(xs), d) + (f" ({len(xs)})" if xs and len(xs) < len(recs) else ""))
+            rows.append([model, lv, *cells, str(len(recs))])
     doc.table(["model", "level", "mean η", "mean claim accuracy", "mean |V|", "mean H_str (nats)", "n graphs"], rows)
 
 
@@ -795,12 +823,23 @@ def _su_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Path, 
                 meta: Mapping[str, Any] | None = None) -> None:
     doc.h(2, "Structural uncertainty (paper B)")
     s = su_summary(records)
+    jc = su_judge_counts(records)
+    judge_note = ""
+    if jc["prompts"]:
+        judge_note = (f"The judge's replies had no readable verdict in {jc['unparsed']} of {jc['prompts']} prompts "
+                      f"({100 * jc['unparsed'] / jc['prompts']:.1f} %, counted as ties); {jc['no_verdict']} of "
+                      f"{jc['groups']} judged groups had no readable verdict at all and are left out of every "
+                      "number below (ties alone measure nothing).")
     if s is None:
         su_meta = (meta or {}).get("su")
         why = su_meta.get("not_computed") if isinstance(su_meta, Mapping) else None
         doc.p("No record carries structural-uncertainty values (su with U, A, I)"
               + (f"; not computed in this run: {why}" if why else "") + ": section left out.")
+        if judge_note:
+            doc.p(judge_note)
         return
+    if judge_note:
+        doc.p(judge_note)
     doc.p(f"{s['n_groups']} groups (a group: one model's completions of one instance): the answer (top-ranked "
           f"candidate, or majority verdict) is correct in {s['n_correct']} and wrong in {s['n_wrong']}. "
           "U = H(mean π), A = mean H(π^(m)), I = U - A, in nats. Paper B: I relates negatively, A positively, "
@@ -869,8 +908,10 @@ def _graphs_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Pa
         name = f"graph_{k}.png"
         title = (f"{rec.get('puzzle')} {rec.get('level')} | {_model(rec)} | sample {rec.get('sample')} | "
                  f"{'correct' if _correct(rec) else 'wrong' if _correct(rec) is False else 'unjudged'}")
-        eta = _metric(rec, "eta")
-        caption = f"{title} | η = {_fmt_float(eta)} | |V| = {len(rec['graph'].get('nodes') or [])}"
+        eta, n_nodes = _metric(rec, "eta"), _metric(rec, "n_nodes")
+        drawn = len(rec["graph"].get("nodes") or [])
+        caption = (f"{title} | η = {_fmt_float(eta)} | |V| = {_fmt_float(n_nodes, 0)} after static merging, as in "
+                   f"the tables and η (the drawing shows the {drawn} extracted nodes before merging)")
         try:
             graph = ClaimGraph.from_json(rec["graph"])
             path = graph.draw(out_dir / name, c_star=_c_star(rec), title=title)
@@ -887,8 +928,16 @@ def _skipped_section(doc: _Doc, skipped: Any) -> None:
     for e in skipped or ():
         d = e.to_dict() if hasattr(e, "to_dict") else e if isinstance(e, Mapping) else {"puzzle": str(e)}
         entries.append(d)
+    unreadable = [d for d in entries if d.get("reason")]  # eval's traces whose game ID does not parse
+    entries = [d for d in entries if not d.get("reason")]
+    if unreadable:
+        doc.p(f"{len(unreadable)} traces were skipped because their instance could not be read.")
+        doc.table(["puzzle", "game ID", "model", "reason"],
+                  [[str(d.get("puzzle")), str(d.get("game_id")), str(d.get("model")), str(d["reason"])]
+                   for d in unreadable[:20]])
     if not entries:
-        doc.p("None: every manifest instance asked for belongs to an implemented puzzle.")
+        if not unreadable:
+            doc.p("None: every manifest instance asked for belongs to an implemented puzzle.")
         return
     by: dict[str, list] = defaultdict(list)
     for d in entries:

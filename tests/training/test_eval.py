@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from reasonshape.envs import get
 from reasonshape.envs.interop import TraceFileError
-from reasonshape.errors import ConfigError
+from reasonshape.errors import ConfigError, UnknownPuzzleError
 from reasonshape.training.eval import (
     RESULT_KEYS,
     EvalConfig,
@@ -38,7 +38,7 @@ from reasonshape.training.eval import (
 from reasonshape.training.manifest import load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
-SU_KEYS = {"U", "A", "I", "preference_mass", "rank_stability"}
+SU_KEYS = {"U", "A", "I", "preference_mass", "rank_stability", "judge_prompts", "unparsed"}
 
 
 # --------------------------------------------------------------------------------------------------- helpers
@@ -105,9 +105,29 @@ class TestTracesMode:
         assert len({r["id"] for r in recs}) == 4
         # skipped: one trace of an unknown puzzle, one with an unreadable game ID
         assert "flip (1)" in summary.skipped and "1 traces whose game ID does not parse" in summary.skipped
-        assert summary.meta["skipped"] == [{"puzzle": "flip", "level": "external", "game_id": "3x3:abc",
-                                            "model": "m"}]
+        assert summary.meta["skipped"][0] == {"puzzle": "flip", "level": "external", "game_id": "3x3:abc",
+                                              "model": "m"}
+        bad_id = summary.meta["skipped"][1]  # the trace whose game ID does not parse is listed too, with why
+        assert len(summary.meta["skipped"]) == 2 and bad_id["game_id"] == "2x2:zzzz"
+        assert bad_id["reason"].startswith("game ID does not parse: ")
+        md = summary.report_paths[0].read_text()
+        assert "1 traces were skipped because their instance could not be read" in md and "2x2:zzzz" in md
         assert summary.meta["n_records"] == 4 and summary.meta["scoring_overhead_ms"]["n"] == 4
+
+    def test_skips_are_printed_once(self, tmp_path, capsys, caplog):
+        run_eval(EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)), progress=False,
+                            report=False))
+        err = capsys.readouterr().err
+        assert err.count("does not parse") == 1 and err.startswith("reasonshape eval: skipped 1 traces of unknown")
+        assert not [r for r in caplog.records if r.levelname == "WARNING" and "skipped" in r.getMessage()]
+
+    @pytest.mark.parametrize("model", ["./no_such_dir", "MISSING"])
+    def test_missing_model_directory_says_so(self, tmp_path, model):
+        model = str(tmp_path / "no" / "such" / "dir") if model == "MISSING" else model
+        cfg = EvalConfig(out=str(tmp_path / "o"), model=model, backend="transformers", puzzles=["solo"],
+                         levels=["trivial"], limit=1, progress=False)
+        with pytest.raises(ConfigError, match=f"model directory {model!r} does not exist"):
+            run_eval(cfg)
 
     def test_embedded_real_traces_give_a_report(self, tmp_path):
         summary = run_eval(EvalConfig(out=str(tmp_path / "out"), progress=False))
@@ -118,8 +138,10 @@ class TestTracesMode:
                                               "meta-llama_llama-3.3-70b-instruct"}
         assert any(r["correct"] for r in recs) and not all(r["correct"] for r in recs)
         assert any(r["metrics"] is not None and r["metrics"]["n_nodes"] > 0 for r in recs)
+        # the first 3 non-empty graphs (all wrong, one group) plus the first correct one (--keep-graphs 3)
         graphs = [r for r in recs if r["graph"] is not None]
-        assert len(graphs) == 3 and all(g["graph"]["nodes"] for g in graphs)
+        assert len(graphs) == 4 and all(g["graph"]["nodes"] for g in graphs)
+        assert [g["correct"] for g in graphs] == [False, False, False, True]
         md, html = summary.report_paths
         assert md.read_text().startswith("# ") and "<html" in html.read_text().lower()
         meta = json.loads(summary.meta_path.read_text())
@@ -134,6 +156,15 @@ class TestTracesMode:
         again = run_eval(EvalConfig(out=str(tmp_path / "out"), progress=False, report=False))
         assert again.n_new == 0 and again.n_skipped_done == 9 and len(_read(again.results_path)) == 24
         assert len(json.loads(again.meta_path.read_text())["sessions"]) == 2
+
+    @pytest.mark.parametrize("keep, want", [(0, []), (1, [False, True]), (5, [False] * 3 + [True, False])])
+    def test_keep_graphs_keeps_the_reports_first_correct_and_first_wrong(self, tmp_path, keep, want):
+        summary = run_eval(EvalConfig(out=str(tmp_path / "o"), keep_graphs=keep, progress=False, report=keep == 1))
+        graphs = [r for r in _read(summary.results_path) if r["graph"] is not None]
+        assert [r["correct"] for r in graphs] == want
+        if keep == 1:  # the report shows the first correct and the first wrong completion, as docs promise
+            md = summary.report_paths[0].read_text()
+            assert md.count("| correct | η =") == 1 and md.count("| wrong | η =") == 1
 
     def test_embedded_traces_file_is_our_schema_with_attribution(self):
         traces = load_traces(embedded_traces_path())
@@ -153,9 +184,62 @@ class TestTracesMode:
 
     def test_rerun_with_other_settings_is_refused(self, tmp_path):
         out = str(tmp_path / "out")
-        run_eval(EvalConfig(out=out, traces=str(_handmade_traces(tmp_path)), progress=False, report=False))
-        with pytest.raises(ConfigError, match="other settings"):
+        path = _handmade_traces(tmp_path)
+        run_eval(EvalConfig(out=out, traces=str(path), progress=False, report=False))
+        with pytest.raises(ConfigError, match="other settings") as e:
             run_eval(EvalConfig(out=out, progress=False, report=False))
+        assert f"traces: {str(path.resolve())!r} (this run: 'embedded')" in str(e.value)  # names what differs
+        with pytest.raises(ConfigError, match=r"su_trials: 8 \(this run: 3\)"):
+            run_eval(EvalConfig(out=out, traces=str(path), su_trials=3, progress=False, report=False))
+
+    @pytest.mark.parametrize("kwargs, match", [
+        ({"embedded": True, "puzzles": ["tent"]}, "unknown puzzle 'tent'; known puzzles: solo"),
+        ({"embedded": True, "levels": ["easy"]}, r"none of the 24 traces of the embedded traces matches --levels "
+                                                 r"easy \(their puzzles: solo, unequal; their levels: external\)"),
+        ({"embedded": True, "puzzles": ["tents"]}, "none of the 24 traces .* matches --puzzles tents"),
+        ({"traces": "EMPTY", "traces_format": "reasonshape"}, "empty.jsonl' holds no trace"),
+        ({"traces": "EMPTY"}, r"empty.jsonl' is empty \(no non-blank line\)"),
+        ({"traces": "DIR"}, "holds no trace .*a directory is read as reasoning-gym-eval results"),
+        ({"traces": "FLIP"}, "none of the 1 traces .* can be scored; skipped 1 traces of unknown or unimplemented"),
+    ])
+    def test_nothing_to_score_is_a_config_error(self, tmp_path, kwargs, match):
+        paths = {"EMPTY": tmp_path / "empty.jsonl", "DIR": tmp_path / "dir", "FLIP": tmp_path / "flip.jsonl"}
+        paths["EMPTY"].write_text("\n")
+        paths["DIR"].mkdir()
+        _write_jsonl(paths["DIR"] / "ours.jsonl", [{"puzzle": "solo", "game_id": "2x2:1c2f3c1", "completion": "x"}])
+        _write_jsonl(paths["FLIP"], [{"puzzle": "flip", "game_id": "3x3:abc", "completion": "x"}])
+        if kwargs.get("traces") in paths:
+            kwargs = {**kwargs, "traces": str(paths[kwargs["traces"]])}
+        out = tmp_path / "out"
+        with pytest.raises(UnknownPuzzleError if "unknown puzzle" in match else ConfigError, match=match):
+            run_eval(EvalConfig(out=str(out), progress=False, **kwargs))
+        assert not out.exists()  # nothing written, nothing locked
+
+    def test_nothing_to_score_on_the_cli_is_one_line_with_status_2(self, tmp_path, capsys):
+        from reasonshape.cli import main as cli_main
+
+        assert cli_main(["eval", "--embedded", "--levels", "easy", "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("reasonshape eval: error: no completion to score") and "\n" not in err
+
+    def test_a_run_that_wrote_no_record_does_not_lock_the_out_directory(self, tmp_path):
+        out = tmp_path / "out"
+        bad = _write_jsonl(tmp_path / "bad.jsonl", [{"puzzle": "solo", "game_id": "2x2:1c2f3c1", "completion": "x"},
+                                                    {"puzzle": "solo", "completion": "x"}])
+        with pytest.raises(TraceFileError):
+            run_eval(EvalConfig(out=str(out), traces=str(bad), progress=False, report=False))
+        # a failed run may have left its settings (and an empty or torn results file) behind: a served run that
+        # failed on its first request, or an earlier version that wrote run_meta.json before reading the traces
+        out.mkdir(exist_ok=True)
+        (out / "results.jsonl").write_bytes(b'{"id": "solo/external/x#0", "pu')
+        from reasonshape.training.eval import _write_json
+
+        _write_json(out / "run_meta.json", {"fingerprint": EvalConfig(traces=str(bad)).fingerprint(),
+                                            "sessions": []})
+        summary = run_eval(EvalConfig(out=str(out), traces=str(_handmade_traces(tmp_path)), progress=False,
+                                      report=False))
+        assert summary.n_new == 4 and len(summary.meta["sessions"]) == 1
+        assert summary.meta["fingerprint"]["traces"] == str((tmp_path / "traces.jsonl").resolve())
 
 
 # --------------------------------------------------------------------------------------------------- sampling
@@ -172,15 +256,23 @@ def _check_sampled(summary, n_instances: int, k: int, max_tokens: int) -> None:
     assert len(groups) == n_instances
     for g in groups.values():
         assert sorted(r["sample"] for r in g) == list(range(k))
-        U, A, I = g[0]["su"]["U"], g[0]["su"]["A"], g[0]["su"]["I"]  # noqa: E741
-        assert U == pytest.approx(A + I, abs=1e-9) and -1e-12 <= A <= U <= math.log(k) + 1e-9 and I >= -1e-12
-        # consensus preference mass N*pibar_i - 1 sums to 0 over the group; rank stability lies in [0, 1]
-        assert sum(r["su"]["preference_mass"] for r in g) == pytest.approx(0.0, abs=1e-9)
-        assert all(0.0 <= r["su"]["rank_stability"] <= 1.0 for r in g)
+        if g[0]["su"]["U"] is None:  # the tiny model's replies hold no readable verdict: the group measures nothing
+            assert g[0]["su"]["unparsed"] == g[0]["su"]["judge_prompts"] > 0
+            assert all(r["su"]["preference_mass"] is None for r in g)
+            continue
+        _check_su_group(g, k)
     meta = json.loads(summary.meta_path.read_text())
     assert meta["k"] == k and meta["temperature"] == 1.0 and meta["su"]["enabled"] is True
     assert meta["time"]["sampling_s"] > 0 and meta["time"]["judge_s"] > 0
     assert all(p.exists() for p in summary.report_paths) and len(summary.report_paths) == 2
+
+
+def _check_su_group(g: list[dict], k: int) -> None:
+    U, A, I = g[0]["su"]["U"], g[0]["su"]["A"], g[0]["su"]["I"]  # noqa: E741
+    assert U == pytest.approx(A + I, abs=1e-9) and -1e-12 <= A <= U <= math.log(k) + 1e-9 and I >= -1e-12
+    # consensus preference mass N*pibar_i - 1 sums to 0 over the group; rank stability lies in [0, 1]
+    assert sum(r["su"]["preference_mass"] for r in g) == pytest.approx(0.0, abs=1e-9)
+    assert all(0.0 <= r["su"]["rank_stability"] <= 1.0 for r in g)
 
 
 class TestSampling:
@@ -209,13 +301,56 @@ class TestSampling:
         group = [recs[("m", i)] for i in range(3)]
         assert all(set(r["su"]) == SU_KEYS for r in group) and recs[("other", 0)]["su"] is None
         assert len({(r["su"]["U"], r["su"]["A"], r["su"]["I"]) for r in group}) == 1  # group-level values
-        assert sum(r["su"]["preference_mass"] for r in group) == pytest.approx(0.0, abs=1e-9)
+        if group[0]["su"]["U"] is not None:  # else the tiny judge gave no readable verdict (see TestJudgeWithout...)
+            _check_su_group(group, 3)
         assert summary.meta["judge"] == str(tiny_model_dir) and summary.meta["time"]["judge_s"] > 0
         assert summary.meta["su"]["enabled"] and "not_computed" not in summary.meta["su"]
         # a rerun with nothing left to do builds no judge, and still reports the run's settings
         again = run_eval(cfg)
         assert again.n_new == 0 and again.meta["judge"] == str(tiny_model_dir)
         assert again.meta["su"]["enabled"] and "not_computed" not in again.meta["su"]
+
+
+class _ScriptedJudge:
+    """A judge backend whose every reply is ``text`` (no readable verdict for ``"lorem ipsum"``)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def generate(self, prompts, n=1, temperature=1.0, top_p=1.0, max_tokens=256, seed=None, logprobs=None):
+        from reasonshape.training.backends import Sample
+
+        return [[Sample(self.text, None, 10, 3, "stop", None)] for _ in prompts]
+
+
+class TestJudgeWithoutVerdict:
+    def test_groups_without_a_readable_verdict_are_left_out_and_counted(self, tmp_path):
+        cfg = EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)), su_trials=2,
+                         progress=False)
+        summary = run_eval(cfg, judge=_ScriptedJudge("lorem ipsum"))
+        recs = {(r["model"], r["sample"]): r for r in _read(summary.results_path)}
+        group = [recs[("m", i)] for i in range(3)]
+        # every reply unparsed: U / A / I and the per-candidate signals are null (ties alone measure nothing)
+        for r in group:
+            assert r["su"] == {"U": None, "A": None, "I": None, "preference_mass": None, "rank_stability": None,
+                               "judge_prompts": 4, "unparsed": 4}
+        su = summary.meta["su"]
+        assert (su["groups_judged"], su["groups_without_verdict"]) == (1, 1)
+        assert (su["judge_prompts"], su["judge_unparsed"], su["judge_unparsed_rate"]) == (4, 4, 1.0)
+        md = summary.report_paths[0].read_text()
+        assert "no readable verdict in 4 of 4 prompts (100.0 %" in md and "1 of 1 judged groups" in md
+        assert "AUROC" not in md  # no group measured anything: no SU table
+
+    def test_readable_verdicts_give_values(self, tmp_path):
+        cfg = EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)), su_trials=2,
+                         progress=False, report=False)
+        summary = run_eval(cfg, judge=_ScriptedJudge("Verdict: A"))
+        group = [r for r in _read(summary.results_path) if r["model"] == "m"]
+        assert all(set(r["su"]) == SU_KEYS and r["su"]["U"] is not None and r["su"]["unparsed"] == 0
+                   for r in group)
+        _check_su_group(group, 3)
+        assert summary.meta["su"]["groups_without_verdict"] == 0
+        assert summary.meta["su"]["judge_unparsed_rate"] == 0.0
 
 
 # --------------------------------------------------------------------------------------------------- kill -9 / resume
@@ -254,6 +389,91 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     assert len(ids) == len(set(ids)) == len(traces) == summary.n_records
     assert Counter((r["model"], r["game_id"]) for r in recs) == Counter((t.model, t.game_id) for t in traces)
     assert summary.n_new == len(traces) - n_before
+
+
+def _without_timing(recs: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k != "timing"} for r in recs]
+
+
+def test_resume_after_a_cut_at_any_byte_gives_the_uninterrupted_records(tmp_path):
+    """A results file cut anywhere (torn line, partial group, group boundary) resumes to the same records as an
+    uninterrupted run (timing aside), example graphs included: a removed partial group's kept graphs no longer
+    count against --keep-graphs."""
+    ref = run_eval(EvalConfig(out=str(tmp_path / "ref"), progress=False, report=False))
+    data = ref.results_path.read_bytes()
+    want = _without_timing(_read(ref.results_path))
+    assert sum(r["graph"] is not None for r in want) == 4
+    starts = [0] + [i + 1 for i, b in enumerate(data) if b == ord("\n")]
+    cuts = {starts[1] + 10, starts[1], starts[2] + 5, starts[3] - 1, starts[3], len(data) // 2, len(data) - 3}
+    for cut in sorted(cuts):
+        out = tmp_path / f"cut{cut}"
+        out.mkdir()
+        (out / "results.jsonl").write_bytes(data[:cut])
+        (out / "run_meta.json").write_bytes(ref.meta_path.read_bytes())
+        again = run_eval(EvalConfig(out=str(out), progress=False, report=False))
+        assert _without_timing(_read(again.results_path)) == want, f"cut at byte {cut}"
+
+
+class _InterruptedBackend:
+    """A sampling backend that answers ``n_ok`` calls, then raises KeyboardInterrupt (a Ctrl-C during sampling)."""
+
+    def __init__(self, n_ok: int):
+        self.n_ok = n_ok
+
+    def generate(self, prompts, n=1, temperature=1.0, top_p=1.0, max_tokens=256, seed=None, logprobs=None):
+        from reasonshape.training.backends import Sample
+
+        if self.n_ok == 0:
+            raise KeyboardInterrupt
+        self.n_ok -= 1
+        return [[Sample("<answer>1</answer>", None, 10, 3, "stop", None) for _ in range(n)] for _ in prompts]
+
+    def close(self):
+        pass
+
+
+def test_sigint_session_is_recorded_and_says_how_to_resume(tmp_path, capsys):
+    cfg = EvalConfig(out=str(tmp_path / "o"), model="fake", puzzles=["solo"], levels=["trivial"], limit=4,
+                     batch_instances=1, su=False, progress=False, report=False)
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(cfg, backend=_InterruptedBackend(2))
+    assert "interrupted by SIGINT after 2 new records" in capsys.readouterr().err
+    meta = json.loads((tmp_path / "o" / "run_meta.json").read_text())
+    assert [(s["ended"], s["new_records"]) for s in meta["sessions"]] == [("SIGINT", 2)]
+    assert meta["n_records"] == 2 and meta["time"]["sampling_s"] > 0
+    done = run_eval(cfg, backend=_InterruptedBackend(10))
+    sessions = done.meta["sessions"]
+    assert [(s["ended"], s["new_records"]) for s in sessions] == [("SIGINT", 2), ("completed", 2)]
+    # the metadata's time totals add up every session, the interrupted one included
+    assert done.meta["time"]["scoring_s"] == pytest.approx(sum(s["scoring_s"] for s in sessions))
+
+
+def test_sigterm_session_is_recorded(tmp_path):
+    base = load_traces(embedded_traces_path())
+    path = _write_jsonl(tmp_path / "many.jsonl", [{**t.to_json(), "model": f"{t.model}-{j}"} for j in range(6)
+                                                  for t in base])
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    cmd = [sys.executable, "-m", "reasonshape.cli", "eval", "--traces", str(path), "--out", str(out),
+           "--batch-instances", "1", "--no-progress", "--no-report"]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not ((out / "results.jsonl").exists() and (out / "results.jsonl").read_bytes().count(b"\n") >= 1):
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "no group written within 120 s"
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGTERM)
+        err = proc.communicate(timeout=60)[1].decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGTERM, err  # still ends as a SIGTERM would
+    assert "interrupted by SIGTERM" in err and "rerun the same command to resume" in err
+    meta = json.loads((out / "run_meta.json").read_text())
+    (session,) = meta["sessions"]
+    assert session["ended"] == "SIGTERM" and session["new_records"] == meta["n_records"] >= 1
 
 
 # --------------------------------------------------------------------------------------------------- results log

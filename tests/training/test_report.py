@@ -25,6 +25,7 @@ from reasonshape.training.report import (
     other_findings,
     pearson,
     su_groups,
+    su_judge_counts,
     su_summary,
 )
 
@@ -277,6 +278,29 @@ class TestReportFile:
         assert md_row(md, "time split sampling / scoring (from records)")[1] == "32.00 s / 0.63 s (98.1 % / 1.9 %)"
 
 
+    def test_groups_without_a_verdict_are_left_out_and_counted(self, tmp_path):
+        recs = synthetic_records()
+        for r in recs:
+            r["su"].update(judge_prompts=6, unparsed=1)
+            if r["level"] == "hard":  # the judge read nothing in these groups: eval writes null values
+                r["su"].update(U=None, A=None, I=None, preference_mass=None, rank_stability=None, unparsed=6)
+        assert len(su_groups(recs)) == 6 and su_summary(recs)["n_groups"] == 6
+        assert su_judge_counts(recs) == {"groups": 8, "prompts": 48, "unparsed": 18, "no_verdict": 2}
+        md = build_report(write_jsonl(tmp_path / "results.jsonl", recs), tmp_path / "out")[0].read_text()
+        assert "no readable verdict in 18 of 48 prompts (37.5 %" in md
+        assert "2 of 8 judged groups had no readable verdict at all and are left out" in md
+
+    def test_empty_graphs_do_not_count_and_short_means_give_their_n(self, tmp_path):
+        recs = synthetic_records()
+        recs[0]["metrics"] = {**recs[0]["metrics"], "n_nodes": 0, "eta": None, "claim_accuracy": None}
+        recs[1]["metrics"] = {**recs[1]["metrics"], "eta": None}  # a graph without eta (no solution claim)
+        md = build_report(write_jsonl(tmp_path / "results.jsonl", recs), tmp_path / "out")[0].read_text()
+        assert md_row(md, "completions with a claim graph (\\|V\\| >= 1)")[1] == "31 (96.9 %)"
+        # Structure by level, trivial: 8 completions of 2 puzzles, one with an empty graph
+        structure = [ln for ln in md.splitlines() if ln.startswith("| m1 | trivial |")][0]
+        cells = [c.strip() for c in structure.strip("|").split("|")]
+        assert cells[-1] == "7" and cells[2].endswith("(6)") and not cells[3].endswith(")")  # eta over 6 of 7
+
     def test_time_split_counts_the_judge(self, tmp_path):
         res = write_jsonl(tmp_path / "results.jsonl", synthetic_records())
         md = build_report(res, tmp_path / "out", {"time": {"sampling_s": 32.0, "judge_s": 8.0, "scoring_s": 0.63}}
@@ -385,6 +409,16 @@ class TestClaimGraphs:
         assert "(graph_1.png)" in md and "sample 3" in md
         assert html_path.read_text().count("data:image/png;base64,") == 3 + 3  # 3 figures + 3 graphs
         assert md.count("| correct |") == 2 and md.count("| wrong |") == 1
+
+    def test_caption_gives_the_tables_v_after_merging(self, tmp_path):
+        entry = load_manifest(puzzles="tents", levels="trivial")[0]
+        g = ClaimGraph({"puzzle": "tents"})
+        for i, claim in enumerate(sorted(envs.get("tents").solution_claims(entry.instance()))[:3]):
+            g.add_claim(claim, sentence=i, label="correct")
+        recs = synthetic_records()[:1]  # metrics.n_nodes = 20: the |V| of the tables and of η
+        recs[0].update(game_id=entry.game_id, graph=g.to_json())
+        md = build_report(write_jsonl(tmp_path / "r.jsonl", recs), tmp_path)[0].read_text()
+        assert "|V| = 20 after static merging, as in the tables and η (the drawing shows the 3 extracted nodes" in md
 
     def test_malformed_graph_is_reported_not_fatal(self, tmp_path):
         recs = synthetic_records()[:2]
