@@ -7,15 +7,15 @@ must be lit; no light may be lit by another light; a black cell with a number ``
 
 Game IDs
 --------
-``params`` (``lightup.c`` ``decode_params``): ``<w>[x<h>][b<blackpc>][s<symm>][r][d<difficulty>]``, each part
-optional and read on top of the collection's defaults (``7x7b20s4d0``; without ``s``, a grid that is not square gets
-``s2``, so ``5`` alone is ``5x7b20s2d0`` and ``7x7`` is ``7x7b20s4d0``, as ``sgt-lightup`` writes them); the full form is
+``params`` (``lightup.c`` ``decode_params``): ``<w>[x<h>][b<blackpc>][s<symm>][r][d<difficulty>]``, each part optional
+and read on top of the collection's defaults (``7x7b20s4d0``; without ``s``, a grid that is not square gets ``s2``, so
+``5`` alone is ``5x7b20s2d0`` and ``7x7`` is ``7x7b20s4d0``, as ``sgt-lightup`` writes them); the full form is
 ``<w>x<h>b<blackpc>s<symm>d<difficulty>``, the short form ``<w>x<h>``. ``symm``: 0 none, 1 two-way mirror, 2 two-way
 rotational, 3 four-way mirror, 4 four-way rotational (square grids only); ``difficulty`` 0 easy, 1 tricky, 2 hard
-(legacy ``r`` = 2); ``5 <= blackpc <= 100``, ``w, h >= 2``. ``desc`` (``validate_desc`` / ``new_game_desc``): the
-cells row-major, ``B`` a black cell, ``0``..``4`` a black cell with that number, ``a``..``z`` a run of 1..26 white
-cells. The collection's ``SOLVE`` move is ``S`` then ``;L<x>,<y>`` per light and ``;I<x>,<y>`` per cell marked as
-"no light" (0-based column, row; ``execute_move``).
+(legacy ``r`` = 2); ``5 <= blackpc <= 100``, ``w, h >= 2``. ``desc`` (``validate_desc`` / ``new_game_desc``): the cells
+row-major, ``B`` a black cell, ``0``..``4`` a black cell with that number, ``a``..``z`` a run of 1..26 white cells. The
+collection's ``SOLVE`` move is ``S`` then ``;L<x>,<y>`` per light and ``;I<x>,<y>`` per cell marked as "no light"
+(0-based column, row; ``execute_move``).
 
 Answer and claims
 -----------------
