@@ -70,6 +70,16 @@ def test_bad_options_are_one_line_errors(argv, message, capsys):
     assert capsys.readouterr().err.strip() == message
 
 
+@pytest.mark.parametrize("level,cause", [("extreme", "expected a width"), ("0x0de", "between 1 and 99, got 0x0"),
+                                         ("100x100de", "between 1 and 99, got 100x100")])
+def test_bad_level_is_a_one_line_error(level, cause, capsys):
+    assert main(["puzzles", "generate", "tents", "--level", level]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reasonshape puzzles: error: level must be one of ['trivial', 'easy', 'normal', 'hard'] "
+                          f"or a tents params string, got {level!r}") and cause in err
+    assert "invalid game ID" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_bad_game_id_reports_the_position(capsys):
     assert main(["puzzles", "solve", "tents:6x6de:_g_gcgda,0,1"]) == 2
     assert "position" in capsys.readouterr().err
