@@ -100,6 +100,27 @@ def test_graph_command(tmp_path, capsys):
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_graph_outputs_into_new_folders_in_the_suffix_format(tmp_path, monkeypatch, capsys):
+    # the parent folders of --json / --plot are created (as eval --out is); --plot writes what its suffix names
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "trace.txt").write_text("(1,1) is empty.")
+    argv = ["graph", "trace.txt", "--game-id", GAME_ID]
+    assert main([*argv, "--json", "g/out.json", "--plot", "g/sub/out.png"]) == 0
+    assert json.loads((tmp_path / "g" / "out.json").read_text())["game_id"]
+    assert (tmp_path / "g" / "sub" / "out.png").read_bytes()[:4] == b"\x89PNG"
+    assert main([*argv, "--plot", "g/out.svg"]) == 0
+    assert (tmp_path / "g" / "out.svg").read_bytes().lstrip()[:5] == b"<?xml"
+    capsys.readouterr()
+    # another suffix is refused before any work: one line, exit status 2, nothing on stdout
+    assert main([*argv, "--plot", "g/out.txt"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("reasonshape graph: error: cannot draw a claim graph to 'g/out.txt'")
+    assert len(err.strip().splitlines()) == 1
+    (tmp_path / "file").write_text("")
+    assert main([*argv, "--json", "file/out.json"]) == 2
+    assert capsys.readouterr().err.startswith("reasonshape graph: error: cannot write --json 'file/out.json'")
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["puzzles", "--help"], ["graph", "--help"], ["train", "--help"],
                                   ["eval", "--help"], ["demo", "--help"], ["ablate", "--help"]])
 def test_help(argv, capsys):
