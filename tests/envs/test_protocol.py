@@ -122,6 +122,20 @@ def test_a_final_dot_stays_a_symbol_where_dot_is_one(name):
         p.parse_answer(f"<answer>\n{p.format_answer(inst, sol)}.\n</answer>", inst)
 
 
+@pytest.mark.parametrize("name", ["magnets", "tracks", "solo"])
+@pytest.mark.parametrize("cell,outer", [("---", True), ("-----", False), (" --- ", True), (":---:", True)])
+def test_markdown_table_answers_are_read(name, cell, outer):
+    # the separator line under the header is skipped, also where '-' is an answer symbol (magnets, tracks)
+    p, inst, sol = _first_dev(name)
+    rows = [ln.split() for ln in p.format_answer(inst, sol).splitlines()]
+    cols = len(rows[0])
+    sep = "|".join([cell] * cols)
+    table = ["| " + " | ".join(f"c{j + 1}" for j in range(cols)) + " |", f"|{sep}|" if outer else sep]
+    table += ["| " + " | ".join(r) + " |" for r in rows]
+    parsed = p.parse_answer("<answer>\n" + "\n".join(table) + "\n</answer>", inst)
+    assert parsed.value == sol and p.check(inst, parsed).ok
+
+
 # Characters for which str.isdigit() is True but int() fails (superscripts, circled digits), or that int() reads as
 # a digit of another script (Arabic-Indic three): a parser that tests isdigit() and then calls int() must not crash.
 ODD_DIGITS = ("\u00b2", "\u2460", "\u0663", "\u00b9\u00b2")
