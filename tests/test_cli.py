@@ -70,6 +70,16 @@ def test_bad_options_are_one_line_errors(argv, message, capsys):
     assert capsys.readouterr().err.strip() == message
 
 
+@pytest.mark.parametrize("level,cause", [("extreme", "expected a width"), ("0x0de", "between 1 and 99, got 0x0"),
+                                         ("100x100de", "between 1 and 99, got 100x100")])
+def test_bad_level_is_a_one_line_error(level, cause, capsys):
+    assert main(["puzzles", "generate", "tents", "--level", level]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reasonshape puzzles: error: level must be one of ['trivial', 'easy', 'normal', 'hard'] "
+                          f"or a tents params string, got {level!r}") and cause in err
+    assert "invalid game ID" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_bad_game_id_reports_the_position(capsys):
     assert main(["puzzles", "solve", "tents:6x6de:_g_gcgda,0,1"]) == 2
     assert "position" in capsys.readouterr().err
@@ -88,6 +98,27 @@ def test_graph_command(tmp_path, capsys):
     rec = json.loads(out_json.read_text())
     assert rec["correct"] and rec["metrics"]["eta"] > 0 and rec["graph"]["nodes"]
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_graph_outputs_into_new_folders_in_the_suffix_format(tmp_path, monkeypatch, capsys):
+    # the parent folders of --json / --plot are created (as eval --out is); --plot writes what its suffix names
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "trace.txt").write_text("(1,1) is empty.")
+    argv = ["graph", "trace.txt", "--game-id", GAME_ID]
+    assert main([*argv, "--json", "g/out.json", "--plot", "g/sub/out.png"]) == 0
+    assert json.loads((tmp_path / "g" / "out.json").read_text())["game_id"]
+    assert (tmp_path / "g" / "sub" / "out.png").read_bytes()[:4] == b"\x89PNG"
+    assert main([*argv, "--plot", "g/out.svg"]) == 0
+    assert (tmp_path / "g" / "out.svg").read_bytes().lstrip()[:5] == b"<?xml"
+    capsys.readouterr()
+    # another suffix is refused before any work: one line, exit status 2, nothing on stdout
+    assert main([*argv, "--plot", "g/out.txt"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("reasonshape graph: error: cannot draw a claim graph to 'g/out.txt'")
+    assert len(err.strip().splitlines()) == 1
+    (tmp_path / "file").write_text("")
+    assert main([*argv, "--json", "file/out.json"]) == 2
+    assert capsys.readouterr().err.startswith("reasonshape graph: error: cannot write --json 'file/out.json'")
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["puzzles", "--help"], ["graph", "--help"], ["train", "--help"],

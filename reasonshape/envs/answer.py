@@ -8,6 +8,10 @@ Rules (reasonshape choice, written for what real models emit):
   ``<think>`` block;
 * the LAST ``<answer>...</answer>`` block is read (an unclosed final ``<answer>`` runs to the end of the text);
 * code fences (```` ``` ````) and surrounding blank lines inside the block are dropped;
+* a Markdown table's separator line (``|---|:---:|``: pipes between two or more cells of 3 or more dashes, with
+  optional colons) is skipped, also where ``-`` is a symbol (magnets, tracks); a row of single ``-`` cells is a row;
+* one ``.`` at the very end of the grid (a full stop after the last row, ``5 2 1 3 6 4.``) is dropped when ``.`` is
+  not an answer symbol of the puzzle; where it is one (tents, lightup, ...) it stays a cell, and two are not dropped;
 * when there is no answer block at all, the last grid-shaped block of the text (consecutive non-empty lines
   that tokenise into the expected number of cells) is used, and :class:`~reasonshape.envs.base.ParsedAnswer`
   says so with ``source="fallback_grid"``.
@@ -129,7 +133,8 @@ def parse_symbol_grid(
     AnswerParseError
         Wrong number of rows or cells in a row (named), or an unknown symbol (named with its row).
     """
-    lines = [ln for ln in block.splitlines() if ln.strip()]
+    lines = [ln for ln in _drop_full_stop(block, symbols, normalise).splitlines()
+             if ln.strip() and not _is_table_rule(ln)]
     grid_lines = [ln for ln in lines if _row_tokens(ln, symbols, single_chars, normalise) is not None]
     if len(grid_lines) != rows:
         # Tolerate a header line such as "Final grid:" only when the rest is exactly the grid.
@@ -151,6 +156,32 @@ def parse_symbol_grid(
             vals.append(symbols[key])
         out.append(tuple(vals))
     return tuple(out)
+
+
+def _is_table_rule(line: str) -> bool:
+    """Whether ``line`` is a Markdown table's separator line: at least one ``|`` and two cells, each ``-`` x 3 or
+    more with an optional ``:`` at either end (``|---|:--:|``, ``---|---``)."""
+    if "|" not in line:
+        return False
+    cells = line.strip().strip("|").split("|")
+    if len(cells) < 2:
+        return False
+    for cell in cells:
+        core = cell.strip()
+        core = core[1:] if core.startswith(":") else core
+        core = core[:-1] if core.endswith(":") else core
+        if len(core) < 3 or core.strip("-"):
+            return False
+    return True
+
+
+def _drop_full_stop(text: str, symbols, normalise) -> str:
+    """``text`` without the one ``.`` that ends it (after trailing whitespace), when ``.`` is not a symbol and the
+    character before it is no ``.`` either; else ``text`` unchanged."""
+    end = text.rstrip()
+    if end.endswith(".") and not end.endswith("..") and normalise(".") not in symbols:
+        return end[:-1]
+    return text
 
 
 def _row_tokens(line, symbols, single_chars, normalise):
@@ -175,7 +206,9 @@ def find_last_grid(
     lines = strip_think(text).splitlines()
     run: list[str] = []
     for ln in reversed(lines):
-        toks = _row_tokens(ln, symbols, single_chars, normalise)
+        # the last row of a grid may end with a full stop (see parse_symbol_grid)
+        toks = _row_tokens(_drop_full_stop(ln, symbols, normalise) if not run else ln, symbols, single_chars,
+                           normalise)
         if toks is not None and len(toks) == cols:
             run.append(ln)
             if len(run) == rows:

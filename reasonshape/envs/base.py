@@ -33,7 +33,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from reasonshape.errors import ClaimError, GameIdError, GenerationError, NoUniqueSolutionError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError, NoUniqueSolutionError
 
 __all__ = [
     "LEVEL_NAMES",
@@ -388,8 +388,11 @@ class Puzzle(ABC):
 
         Raises
         ------
+        ConfigError
+            A string that is neither a level nor this puzzle's params (a ``ValueError``; the CLI prints it as one
+            line).
         ValueError
-            Unknown level or backend, or ``level_or_params`` neither a string nor this puzzle's params dataclass.
+            Unknown backend, or ``level_or_params`` neither a string nor this puzzle's params dataclass.
         GenerationError
             The attempt budget ran out, the ``sgt`` binary is missing or failed, or the result is not unique.
         """
@@ -400,8 +403,9 @@ class Puzzle(ABC):
                 try:
                     params = self.parse_params(level_or_params)
                 except GameIdError as e:
-                    raise ValueError(f"level must be one of {list(self.LEVELS)} or a {self.name} params string, got "
-                                     f"{level_or_params!r} ({e})") from None
+                    where = "" if e.position is None else f"at position {e.position}: "
+                    raise ConfigError(f"level must be one of {list(self.LEVELS)} or a {self.name} params string, got "
+                                      f"{level_or_params!r} ({where}expected {e.expected})") from None
             tag = level_or_params
         else:
             params_type = type(self.level_params(next(iter(self.LEVELS))))

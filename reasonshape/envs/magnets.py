@@ -246,9 +246,10 @@ class Magnets(Puzzle):
         """Parse a desc as ``new_game_int`` does. Raises :class:`GameIdError` (position, expectation)."""
         w, h = params.w, params.h
         i = 0
-        lines = []
+        lines, starts = [], []  # the four count strings and where each begins in desc
         for what, n in (("column + counts", w), ("row + counts", h), ("column - counts", w), ("row - counts", h)):
             vals: list[int | None] = []
+            starts.append(i)
             for _ in range(n):
                 if i >= len(desc):
                     raise GameIdError(desc, i, f"{n} {what} (the description is too short)")
@@ -267,11 +268,14 @@ class Magnets(Puzzle):
         col_plus, row_plus, col_minus, row_minus = lines
         for c in range(w):
             if col_plus[c] is not None and col_minus[c] is not None and col_plus[c] + col_minus[c] > h:
-                raise GameIdError(desc, None, f"consistent column counts (column {c + 1} needs more than {h} poles)")
+                raise GameIdError(desc, starts[2] + c,  # at the column's '-' count
+                                  f"consistent column counts (column {c + 1} needs more than {h} poles)")
         for r in range(h):
             if row_plus[r] is not None and row_minus[r] is not None and row_plus[r] + row_minus[r] > w:
-                raise GameIdError(desc, None, f"consistent row counts (row {r + 1} needs more than {w} poles)")
+                raise GameIdError(desc, starts[3] + r,  # at the row's '-' count
+                                  f"consistent row counts (row {r + 1} needs more than {w} poles)")
         partner: list[list[tuple[int, int]]] = [[(0, 0)] * w for _ in range(h)]
+        letter_at = [[0] * w for _ in range(h)]  # where each cell's domino letter is in desc
         step = {"L": (0, 1), "R": (0, -1), "T": (1, 0), "B": (-1, 0), "*": (0, 0)}
         for k in range(w * h):
             while i < len(desc) and desc[i] == ",":
@@ -283,6 +287,7 @@ class Magnets(Puzzle):
             r, c = divmod(k, w)
             dr, dc = step[desc[i]]
             partner[r][c] = (r + 1 + dr, c + 1 + dc)
+            letter_at[r][c] = i
             i += 1
         if i != len(desc):
             raise GameIdError(desc, i, "the end of the description after the domino layout")
@@ -290,8 +295,8 @@ class Magnets(Puzzle):
             for c in range(1, w + 1):
                 pr, pc = partner[r - 1][c - 1]
                 if not (1 <= pr <= h and 1 <= pc <= w) or partner[pr - 1][pc - 1] != (r, c):
-                    raise GameIdError(desc, None, f"a consistent domino layout (the domino at ({r},{c}) has no "
-                                                  "matching other end)")
+                    raise GameIdError(desc, letter_at[r - 1][c - 1], f"a consistent domino layout (the domino at "
+                                                                     f"({r},{c}) has no matching other end)")
         data = MagnetsData(col_plus, row_plus, col_minus, row_minus, tuple(tuple(row) for row in partner))
         return Instance(self.name, params, desc, data)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
+from pathlib import Path
 
 __all__ = ["add_parser", "main"]
 
@@ -18,23 +19,41 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--llm-model", help="model name at --llm-base-url")
     p.add_argument("--llm-api-key-env", default="OPENAI_API_KEY",
                    help="environment variable holding the API key (default: OPENAI_API_KEY)")
-    p.add_argument("--json", metavar="OUT", help="write the claim graph (node-link JSON) and metrics to OUT")
-    p.add_argument("--plot", metavar="OUT.png", help="draw the claim graph to a PNG file")
+    p.add_argument("--json", metavar="OUT", help="write the claim graph (node-link JSON) and metrics to OUT "
+                   "(missing folders are created)")
+    p.add_argument("--plot", metavar="OUT.png", help="draw the claim graph to OUT.png, .svg or .pdf (the suffix "
+                   "names the format; missing folders are created)")
     p.set_defaults(func=main)
     return p
+
+
+def _output(option: str, path: str | None) -> None:
+    """Create the parent folders of an output file before any work; an error is one line (``ConfigError``)."""
+    if path is None:
+        return
+    from reasonshape.errors import ConfigError
+
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigError(f"cannot write {option} {path!r}: {e.strerror or e}") from None
 
 
 def main(args) -> int:
     from reasonshape.cli import read_input
     from reasonshape.envs.cli import resolve_game_id
+    from reasonshape.errors import ConfigError
+    from reasonshape.extraction.graph import ClaimGraph
     from reasonshape.rewards.scorer import score_completion
 
     if bool(args.llm_base_url) != bool(args.llm_model):
-        from reasonshape.errors import ConfigError
-
         raise ConfigError("--llm-base-url and --llm-model go together")
+    if args.plot:
+        ClaimGraph.draw_format(args.plot)  # a suffix draw cannot write: refused before any work
     puzzle, inst = resolve_game_id(args.game_id, args.puzzle)
     text = read_input(args.trace_file, "the trace file")
+    _output("--json", args.json)
+    _output("--plot", args.plot)
     backend = None
     if args.llm_base_url:
         from reasonshape.training.backends import OpenAICompatibleBackend
@@ -56,8 +75,15 @@ def main(args) -> int:
         for key, val in asdict(m).items():
             print(f"{key:24s} {val if not isinstance(val, float) else round(val, 6)}")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(sc.to_record(), f)
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(sc.to_record(), f)
+        except OSError as e:
+            raise ConfigError(f"cannot write --json {args.json!r}: {e.strerror or e}") from None
     if args.plot and sc.graph is not None:
-        sc.graph.draw(args.plot, c_star=puzzle.solution_claims(inst) if puzzle.solve(inst, 2).unique else None)
+        c_star = puzzle.solution_claims(inst) if puzzle.solve(inst, 2).unique else None
+        try:
+            sc.graph.draw(args.plot, c_star=c_star)
+        except OSError as e:
+            raise ConfigError(f"cannot write --plot {args.plot!r}: {e.strerror or e}") from None
     return 0

@@ -42,7 +42,7 @@ from typing import Any
 import networkx as nx
 
 from reasonshape.envs.base import Claim, ClaimLabel
-from reasonshape.errors import NotADAGError
+from reasonshape.errors import ConfigError, NotADAGError
 
 __all__ = ["ORIGINS", "EDGE_KINDS", "SCHEMA", "ClaimNode", "ClaimGraph"]
 
@@ -557,9 +557,29 @@ class ClaimGraph:
         return out.validate() if validate else out
 
     # ------------------------------------------------------------------ drawing
+    #: File formats :meth:`draw` writes, named by the path's suffix (a path without a suffix gets PNG).
+    DRAW_FORMATS = ("png", "svg", "pdf")
+
+    @staticmethod
+    def draw_format(path: str | Path) -> str:
+        """The format :meth:`draw` writes to ``path``: its suffix (lower case) or ``"png"`` without one.
+
+        Raises
+        ------
+        ConfigError
+            Any other suffix (a ``.svg`` holding PNG bytes, as before, helps no one).
+        """
+        suffix = Path(path).suffix
+        fmt = suffix.lower().lstrip(".") or "png"
+        if fmt not in ClaimGraph.DRAW_FORMATS:
+            raise ConfigError(f"cannot draw a claim graph to {str(path)!r}: the suffix must be one of "
+                              f"{', '.join('.' + f for f in ClaimGraph.DRAW_FORMATS)}, got {suffix!r}")
+        return fmt
+
     def draw(self, path_png: str | Path, c_star: Iterable[Claim | int] | None = None, *,
              title: str | None = None, dpi: int = 120) -> Path:
-        """Draw the graph to a PNG file with matplotlib (Agg canvas; pyplot and its global state are not used).
+        """Draw the graph to a PNG, SVG or PDF file with matplotlib (Agg canvas; pyplot and its global state are not
+        used); the format is the one the suffix names (:meth:`draw_format`).
 
         Layout: one column per topological generation (longest path from a source), nodes in id order within a
         column. Fill colour by label (correct green, wrong red, unverifiable grey, tentative orange); placeholders
@@ -569,7 +589,7 @@ class ClaimGraph:
         Parameters
         ----------
         path_png : str or Path
-            Output file; parent folders must exist.
+            Output file ``.png``, ``.svg`` or ``.pdf`` (no suffix: PNG); missing parent folders are created.
         c_star : iterable of Claim or node ids, optional
             C* (see :func:`reasonshape.rewards.eta.g_sol`); highlights G_sol.
         title : str, optional
@@ -579,7 +599,13 @@ class ClaimGraph:
         -------
         Path
             ``path_png``.
+
+        Raises
+        ------
+        ConfigError
+            Another suffix (checked before anything is drawn).
         """
+        fmt = self.draw_format(path_png)
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
         from matplotlib.lines import Line2D
@@ -632,7 +658,8 @@ class ClaimGraph:
             ax.set_title(title)
         fig.tight_layout()
         path = Path(path_png)
-        fig.savefig(path, format="png", dpi=dpi)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, format=fmt, dpi=dpi)
         return path
 
     # ------------------------------------------------------------------ internals

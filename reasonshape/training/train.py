@@ -8,8 +8,9 @@ sharing one scorer (:func:`reasonshape.rewards.functions.get_reward_functions`),
 the model and writes ``<output_dir>/reasonshape_result.json`` (final metrics, runtime).
 
 ``reasonshape ablate --configs configs/ablations/*.yaml --out runs/ablations`` runs each config in sequence into
-``<out>/<config name>/`` (skipping those already finished), and writes ``<out>/comparison.md``: one table of final
-reward means per reward key, accuracy, mean eta, claim accuracy and runtime.
+``<out>/<config name>/`` (skipping those already finished with the same settings), and writes
+``<out>/comparison.md``: one table of final reward means per reward key, accuracy, mean eta, claim accuracy and
+runtime.
 
 The same reward functions work from ``trl grpo`` by dotted path (``reasonshape.rewards.functions.accuracy_reward``
 ...); see ``docs/training.md``. Heavy imports (torch, transformers, trl) happen inside the functions, so
@@ -42,6 +43,7 @@ __all__ = [
     "default_reward_weights",
     "resolve_judge",
     "run_training",
+    "run_settings",
     "train_main",
     "run_ablation",
     "ablate_main",
@@ -455,6 +457,34 @@ def final_metrics(log_history: list[dict[str, Any]], window: int = FINAL_WINDOW)
     return out
 
 
+#: Fields left out of :func:`run_settings`: where a run writes, and the process's rank (not how it trains).
+_NOT_SETTINGS = frozenset({"output_dir", "logging_dir", "local_rank"})
+
+
+def run_settings(rs: ReasonshapeArguments, grpo: Any, model_args: Any) -> dict[str, dict[str, Any]]:
+    """Every field of the three parsed dataclasses as JSON values, ``{"reasonshape": ..., "grpo": ..., "model":
+    ...}``, without ``output_dir``, ``logging_dir`` and ``local_rank``: what a run trains with. Stored as
+    ``settings`` in :data:`RESULT_FILE`; ``reasonshape ablate`` re-runs a finished run whose stored settings differ.
+    """
+    model = {f.name: getattr(model_args, f.name) for f in fields(model_args)}
+    parts = {"reasonshape": rs.to_dict(), "grpo": grpo.to_dict(), "model": model}
+    return json.loads(json.dumps({k: {n: v for n, v in d.items() if n not in _NOT_SETTINGS}
+                                  for k, d in parts.items()}, default=str))
+
+
+def _settings_changes(stored: Any, requested: dict[str, dict[str, Any]]) -> list[str]:
+    """``"field old -> new"`` for each field whose stored value differs from the requested one (fields only one
+    side knows, as after a library upgrade, are left out); one entry saying so when nothing was stored."""
+    if not isinstance(stored, dict):
+        return ["none stored"]
+    out = []
+    for part, fields_ in requested.items():
+        old = stored.get(part) or {}
+        out += [f"{name} {old[name]} -> {value}" for name, value in fields_.items()
+                if name in old and old[name] != value]
+    return sorted(out)
+
+
 def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_path: str | None = None,
                  trainer_kwargs: dict[str, Any] | None = None) -> TrainResult:
     """Build the dataset, rewards and trainer, train, save, and write :data:`RESULT_FILE`.
@@ -483,6 +513,7 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
     random Qwen2 (:func:`reasonshape.training.tiny.build_tiny_model`) is built there first: nothing is downloaded.
     """
     t0 = time.perf_counter()
+    settings = run_settings(rs, grpo, model_args)  # before the fields set below (reward_weights, ...)
     check_compatible(rs, grpo, model_args)
     from trl import GRPOTrainer, get_peft_config
 
@@ -536,18 +567,20 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
                          log_history=history, runtime_s=runtime, global_step=int(trainer.state.global_step),
                          trainer=trainer)
     if trainer.accelerator.is_main_process:
-        _write_result(result, rs, grpo, config_path)
+        _write_result(result, rs, grpo, config_path, settings)
     return result
 
 
-def _write_result(result: TrainResult, rs: ReasonshapeArguments, grpo: Any, config_path: str | None) -> None:
+def _write_result(result: TrainResult, rs: ReasonshapeArguments, grpo: Any, config_path: str | None,
+                  settings: dict[str, dict[str, Any]]) -> None:
     out = Path(grpo.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     record = {
         "completed": True, "config": config_path, "runtime_s": result.runtime_s, "global_step": result.global_step,
         "final_metrics": result.final_metrics, "reward_funcs": rs.reward_funcs,
         "reward_weights": grpo.reward_weights, "shaping_weights": asdict(rs.weights),
-        "reasonshape_args": {k: v for k, v in rs.to_dict().items()}, "log_history": result.log_history,
+        "reasonshape_args": {k: v for k, v in rs.to_dict().items()}, "settings": settings,
+        "log_history": result.log_history,
     }
     (out / RESULT_FILE).write_text(json.dumps(record, indent=1, default=str))
 
@@ -598,8 +631,9 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
         Extra ``--flag value`` arguments applied to every run (after the config; ``output_dir`` is always set to
         the run's folder).
     rerun : bool
-        Re-run configs that already finished (default: skip a run whose :data:`RESULT_FILE` says completed, so an
-        interrupted ablation resumes where it stopped).
+        Re-run configs that already finished (default: skip a run whose :data:`RESULT_FILE` says completed with
+        the same :func:`run_settings` as now, so an interrupted ablation resumes where it stopped; a finished run
+        with other settings, or none stored, is trained again and the changed fields are printed).
 
     Returns
     -------
@@ -643,9 +677,13 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
         run_dir = root / stem
         record = _read_result(run_dir)
         if record is not None and not rerun:
-            print(f"[ablate] {stem}: finished earlier, skipped ({run_dir / RESULT_FILE})", file=sys.stderr)
-            rows.append((stem, "done (cached)", record))
-            continue
+            changes = _settings_changes(record.get("settings"), run_settings(rs, grpo, model))
+            if not changes:
+                print(f"[ablate] {stem}: finished earlier, skipped ({run_dir / RESULT_FILE})", file=sys.stderr)
+                rows.append((stem, "done (cached)", record))
+                continue
+            print(f"[ablate] {stem}: finished earlier with other settings ({', '.join(changes)}), training again",
+                  file=sys.stderr)
         print(f"[ablate] {stem}: training ({cfg})", file=sys.stderr)
         try:
             result = run_training(rs, grpo, model, config_path=cfg)
@@ -728,8 +766,9 @@ def add_parser(subparsers: Any) -> None:
 
     a = subparsers.add_parser(
         "ablate", help="run reward-ablation configs in sequence and write one comparison table",
-        description="Run each config with 'reasonshape train' into OUT/<config name>/ (finished runs are skipped "
-                    "unless --rerun) and write OUT/comparison.md.")
+        description="Run each config with 'reasonshape train' into OUT/<config name>/ (a run that finished with the "
+                    "same settings is skipped unless --rerun; one with other settings is trained again) and write "
+                    "OUT/comparison.md.")
     a.add_argument("--configs", nargs="+", required=True, metavar="YAML", help="training configs to compare")
     a.add_argument("--out", default="runs/ablations", help="output folder (default: runs/ablations)")
     a.add_argument("--set", action="append", metavar="KEY=VALUE",

@@ -86,9 +86,11 @@ class TestDesc:
         ("3x3deS:..2,...,..1,.2.,*LRTLRBL", 31),    # 8 domino letters for 9 cells (layout starts at 23)
         ("3x3deS:..2,...,..1,.2.,*LRTLRBLRX", 32),  # junk after the layout
         ("3x3deS:..2,...,..1,.2.,*LRTLRBLQ", 31),   # bad domino letter
-        ("3x3deS:..2,...,..1,.2.,*LRLLRBLR", None),  # (2,1) L, (2,2) L: inconsistent dominoes
-        ("3x3deS:..9,...,..1,.2.,*LRTLRBLR", None),  # column 3 needs 9 + and 1 - in 3 cells
-        ("3x3deS:..2,...,..1,.2.,*LRTLRBRL", None),  # R at a row start points off the row
+        # consistency errors point at the character that breaks them
+        ("3x3deS:..2,...,..1,.2.,*LRLLRBLR", 26),   # (2,1) L, (2,2) L: at (2,1)'s letter
+        ("3x3deS:..9,...,..1,.2.,*LRTLRBLR", 17),   # column 3 needs 9 + and 1 - in 3 cells: at its - count
+        ("3x3deS:..2,.9.,..1,.2.,*LRTLRBLR", 20),   # row 2 needs 9 + and 2 - in 3 cells: at its - count
+        ("3x3deS:..2,...,..1,.2.,*LRTLRBRL", 30),   # (3,2) R points at (3,1), a B: at (3,2)'s letter
     ])
     def test_malformed_desc_names_position(self, game_id, pos):
         with pytest.raises(GameIdError) as e:

@@ -84,6 +84,58 @@ def test_dev_instance_conforms(row):
         assert unit.allowed(values), f"solution violates unit {unit.name}"
 
 
+# Puzzles without '.' among their answer symbols, and those with it (the 21 together).
+NO_DOT_PUZZLES = ("solo", "keen", "towers", "unequal", "dominosa", "singles", "unruly", "filling", "slant",
+                  "signpost", "bridges")
+DOT_PUZZLES = ("tents", "lightup", "magnets", "undead", "pattern", "mosaic", "range", "net", "loopy", "tracks")
+
+
+def _first_dev(name):
+    row = next(r for r in DEV if r["puzzle"] == name)
+    p = envs.get(name)
+    inst = p.parse_game_id(row["game_id"])
+    return p, inst, p.decode_tatham_solution(inst, row["tatham_solve"])
+
+
+def test_dot_puzzle_lists_cover_the_21():
+    assert sorted(NO_DOT_PUZZLES + DOT_PUZZLES) == sorted(envs.PUZZLE_NAMES)
+
+
+@pytest.mark.parametrize("name", NO_DOT_PUZZLES)
+def test_a_full_stop_after_the_last_row_is_accepted(name):
+    # "5 2 1 3 6 4." ends the answer like a sentence: one '.' at the very end is dropped where '.' is no symbol
+    p, inst, sol = _first_dev(name)
+    grid = p.format_answer(inst, sol)
+    for text in (f"<answer>\n{grid}.\n</answer>", f"<answer>{grid}.</answer>", f"Final grid:\n{grid}.\n"):
+        parsed = p.parse_answer(text, inst)
+        assert parsed.value == sol and p.check(inst, parsed).ok
+    if name != "bridges":  # bridges reads the numbers of a line and nothing else, dots included
+        with pytest.raises(AnswerParseError):  # one, not several
+            p.parse_answer(f"<answer>\n{grid}..\n</answer>", inst)
+
+
+@pytest.mark.parametrize("name", DOT_PUZZLES)
+def test_a_final_dot_stays_a_symbol_where_dot_is_one(name):
+    # there "T . ." + "." could be a cell: nothing is dropped, so the answer keeps failing as before
+    p, inst, sol = _first_dev(name)
+    with pytest.raises(AnswerParseError):
+        p.parse_answer(f"<answer>\n{p.format_answer(inst, sol)}.\n</answer>", inst)
+
+
+@pytest.mark.parametrize("name", ["magnets", "tracks", "solo"])
+@pytest.mark.parametrize("cell,outer", [("---", True), ("-----", False), (" --- ", True), (":---:", True)])
+def test_markdown_table_answers_are_read(name, cell, outer):
+    # the separator line under the header is skipped, also where '-' is an answer symbol (magnets, tracks)
+    p, inst, sol = _first_dev(name)
+    rows = [ln.split() for ln in p.format_answer(inst, sol).splitlines()]
+    cols = len(rows[0])
+    sep = "|".join([cell] * cols)
+    table = ["| " + " | ".join(f"c{j + 1}" for j in range(cols)) + " |", f"|{sep}|" if outer else sep]
+    table += ["| " + " | ".join(r) + " |" for r in rows]
+    parsed = p.parse_answer("<answer>\n" + "\n".join(table) + "\n</answer>", inst)
+    assert parsed.value == sol and p.check(inst, parsed).ok
+
+
 # Characters for which str.isdigit() is True but int() fails (superscripts, circled digits), or that int() reads as
 # a digit of another script (Arabic-Indic three): a parser that tests isdigit() and then calls int() must not crash.
 ODD_DIGITS = ("\u00b2", "\u2460", "\u0663", "\u00b9\u00b2")

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reasonshape.envs.base import Claim, ClaimLabel
-from reasonshape.errors import NotADAGError
+from reasonshape.errors import ConfigError, NotADAGError
 from reasonshape.extraction.graph import SCHEMA, ClaimGraph, ClaimNode
 
 
@@ -286,6 +286,15 @@ class TestDraw:
     def test_empty_graph_draws(self, tmp_path):
         p = ClaimGraph().draw(tmp_path / "empty.png")
         assert p.read_bytes()[:4] == b"\x89PNG"
+
+    def test_format_follows_the_suffix_and_parents_are_created(self, tmp_path):
+        g = small()
+        assert g.draw(tmp_path / "new" / "g.svg").read_bytes().lstrip()[:5] == b"<?xml"
+        assert g.draw(tmp_path / "g.PDF").read_bytes()[:5] == b"%PDF-"
+        assert g.draw(tmp_path / "g").read_bytes()[:4] == b"\x89PNG"  # no suffix: PNG
+        with pytest.raises(ConfigError, match=r"suffix must be one of \.png, \.svg, \.pdf.*got '\.txt'"):
+            g.draw(tmp_path / "g.txt")
+        assert not (tmp_path / "g.txt").exists()
 
 
 # ---------------------------------------------------------------------- properties

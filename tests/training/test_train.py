@@ -391,10 +391,13 @@ def test_ablation_runs_resumes_and_writes_one_table(tiny_model_dir, tmp_path):
         path = T.run_ablation(cfgs[:1], tmp_path, overrides=overrides)
     first = json.loads((tmp_path / "accuracy_only" / T.RESULT_FILE).read_text())
     assert first["global_step"] == 1
-    # pretend the second one finished earlier: it is skipped (resumable), the first is read back, not re-run
+    # pretend the second one finished earlier with these settings: it is skipped (resumable), the first is read
+    # back, not re-run
     (tmp_path / "accuracy_eta").mkdir()
+    settings = T.run_settings(*T.parse_train_args(["--config", cfgs[1], *overrides,
+                                                   "--output_dir", str(tmp_path / "accuracy_eta")]))
     (tmp_path / "accuracy_eta" / T.RESULT_FILE).write_text(json.dumps({
-        "completed": True, "global_step": 7, "runtime_s": 1.5,
+        "completed": True, "global_step": 7, "runtime_s": 1.5, "settings": settings,
         "final_metrics": {"reward": 0.25, "rewards/accuracy_reward/mean": 0.25, "reasonshape/eta": 0.5}}))
     mtime = (tmp_path / "accuracy_only" / T.RESULT_FILE).stat().st_mtime
     path = T.run_ablation(cfgs, tmp_path, overrides=overrides)
@@ -404,3 +407,26 @@ def test_ablation_runs_resumes_and_writes_one_table(tiny_model_dir, tmp_path):
     assert table[2].startswith("| accuracy_only | done (cached) | 1 |")
     assert table[3].startswith("| accuracy_eta | done (cached) | 7 | 0.250 | 0.250 |")
     assert "accuracy_reward" in table[0] and "eta" in table[0]
+
+
+@pytest.mark.slow
+def test_ablation_reruns_a_finished_run_whose_settings_changed(tiny_model_dir, tmp_path, capsys):
+    cfg = [str(ROOT / "configs" / "ablations" / "accuracy_only.yaml")]
+    base = ["--model_name_or_path", str(tiny_model_dir)]
+    result = tmp_path / "accuracy_only" / T.RESULT_FILE
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        T.run_ablation(cfg, tmp_path, overrides=[*base, "--max_steps", "1"])
+        mtime = result.stat().st_mtime
+        # the same settings: skipped, as before
+        path = T.run_ablation(cfg, tmp_path, overrides=[*base, "--max_steps", "1"])
+        assert result.stat().st_mtime == mtime
+        assert path.read_text().splitlines()[2].startswith("| accuracy_only | done (cached) | 1 |")
+        capsys.readouterr()
+        # other settings: trained again, and the message names what changed
+        path = T.run_ablation(cfg, tmp_path, overrides=[*base, "--max_steps", "2", "--eta_weight", "0.5"])
+    err = capsys.readouterr().err
+    assert "finished earlier with other settings (eta_weight 0.2 -> 0.5, max_steps 1 -> 2), training again" in err
+    assert json.loads(result.read_text())["global_step"] == 2
+    assert path.read_text().splitlines()[2].startswith("| accuracy_only | done | 2 |")
+
