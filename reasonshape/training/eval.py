@@ -766,8 +766,9 @@ def _build_backend(kind: str | None, model: str, base_url: str | None, cfg: Eval
 
     kind = kind or ("openai" if base_url else "transformers")
     if kind != "openai" and not Path(model).expanduser().exists() and (
-            model.startswith((".", "/", "~")) or model.count("/") != 1):
-        # not a directory, and not shaped like a hub id (org/name) either: say so rather than the hub's id error
+            model.startswith((".", "/", "~")) or model.count("/") > 1):
+        # a path (not a hub id such as "gpt2" or "org/name") that does not exist: say so rather than the hub's id
+        # error
         raise ConfigError(f"model directory {model!r} does not exist (give a local model directory, or a hub id "
                           "such as Qwen/Qwen3-8B that is in the local cache when offline)")
     if kind == "openai":

@@ -129,6 +129,18 @@ class TestTracesMode:
         with pytest.raises(ConfigError, match=f"model directory {model!r} does not exist"):
             run_eval(cfg)
 
+    def test_a_hub_id_is_not_taken_for_a_missing_directory(self, tmp_path, monkeypatch):
+        # "gpt2" (a hub id without an organisation) goes to transformers, which looks it up in the local cache
+        import reasonshape.training.backends as backends
+
+        seen = []
+        monkeypatch.setattr(backends, "get_backend", lambda kind, **kw: seen.append(kw["model"]) or 1 / 0)
+        cfg = EvalConfig(out=str(tmp_path / "o"), model="gpt2", backend="transformers", puzzles=["solo"],
+                         levels=["trivial"], limit=1, progress=False)
+        with pytest.raises(ZeroDivisionError):
+            run_eval(cfg)
+        assert seen == ["gpt2"]
+
     def test_embedded_real_traces_give_a_report(self, tmp_path):
         summary = run_eval(EvalConfig(out=str(tmp_path / "out"), progress=False))
         recs = _read(summary.results_path)
