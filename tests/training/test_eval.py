@@ -366,9 +366,11 @@ class TestJudgeWithoutVerdict:
 
 
 # --------------------------------------------------------------------------------------------------- kill -9 / resume
-def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
+def _start_eval_subprocess(tmp_path: Path, copies: int) -> tuple[subprocess.Popen, Path, list[TraceRecord]]:
+    """``reasonshape eval`` on ``copies`` copies of the embedded traces (one group per batch) in a real subprocess,
+    returned once its results file holds a first complete group: (process, trace file, traces)."""
     base = load_traces(embedded_traces_path())
-    traces = [TraceRecord(**{**t.to_json(), "model": f"{t.model}-{j}"}) for j in range(4) for t in base]
+    traces = [TraceRecord(**{**t.to_json(), "model": f"{t.model}-{j}"}) for j in range(copies) for t in base]
     path = _write_jsonl(tmp_path / "many.jsonl", [t.to_json() for t in traces])
     out = tmp_path / "out"
     results = out / "results.jsonl"
@@ -382,6 +384,18 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
             assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
             assert time.monotonic() < deadline, "no group written within 120 s"
             time.sleep(0.01)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, path, traces
+
+
+def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
+    proc, path, traces = _start_eval_subprocess(tmp_path, 4)
+    out = tmp_path / "out"
+    results = out / "results.jsonl"
+    try:
         still_running = proc.poll() is None
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
@@ -461,20 +475,9 @@ def test_sigint_session_is_recorded_and_says_how_to_resume(tmp_path, capsys):
 
 
 def test_sigterm_session_is_recorded(tmp_path):
-    base = load_traces(embedded_traces_path())
-    path = _write_jsonl(tmp_path / "many.jsonl", [{**t.to_json(), "model": f"{t.model}-{j}"} for j in range(6)
-                                                  for t in base])
+    proc, _, _ = _start_eval_subprocess(tmp_path, 6)
     out = tmp_path / "out"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
-    cmd = [sys.executable, "-m", "reasonshape.cli", "eval", "--traces", str(path), "--out", str(out),
-           "--batch-instances", "1", "--no-progress", "--no-report"]
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 120
-        while not ((out / "results.jsonl").exists() and (out / "results.jsonl").read_bytes().count(b"\n") >= 1):
-            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
-            assert time.monotonic() < deadline, "no group written within 120 s"
-            time.sleep(0.01)
         os.kill(proc.pid, signal.SIGTERM)
         err = proc.communicate(timeout=60)[1].decode()
     finally:
