@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     except ReasonshapeError as e:
         print(f"reasonshape {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: the command has said what it kept (eval: how to resume); no traceback
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (eval has already said what it kept and how to resume)
+        if args.command != "eval":
+            print(f"reasonshape {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         import os

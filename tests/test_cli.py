@@ -139,3 +139,20 @@ def test_demo_trains_from_any_working_directory(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "d" / "grpo" / "model.safetensors").is_file()
     assert (tmp_path / "d" / "tiny-model" / "config.json").is_file() and not (tmp_path / "runs").exists()
     assert "demo finished" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [["puzzles", "list"], ["eval", "--embedded"]])
+def test_ctrl_c_is_exit_status_130_without_a_traceback(command, monkeypatch, capsys):
+    import reasonshape.envs.cli as puzzles_cli
+    import reasonshape.training.eval as eval_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(puzzles_cli, "main", interrupted)
+    monkeypatch.setattr(eval_module, "run_eval", interrupted)
+    assert main(command) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    # eval says itself what it kept and how to resume; other commands get one line
+    assert ("interrupted" in err) == (command[0] != "eval")

@@ -34,7 +34,7 @@ counts its calls afresh), where it is a set-up error.
 The module-level instances (``accuracy_reward``, ...) share one default scorer, for ``trl grpo --reward_funcs
 reasonshape.rewards.functions.accuracy_reward``; ``self_preference_reward`` then reads its judge endpoint from the
 environment (:meth:`JudgeSettings.from_env`) and G from ``REASONSHAPE_NUM_GENERATIONS``
-(:func:`num_generations_from_env`; without G the whole-group check is incomplete, :func:`find_groups`).
+(:func:`num_generations_from_env`; without G the judged reward raises on its first call).
 ``reasonshape train`` builds its own set with :func:`get_reward_functions`, passing ``num_generations``.
 
 References
@@ -464,8 +464,8 @@ class RewardScorer:
         warning).
     num_generations : int, optional
         G, used to split runs of equal prompts into groups and check they are whole (:func:`find_groups`);
-        ``None``: inferred from runs of one common length, a weaker check (the module-level rewards read it from
-        ``REASONSHAPE_NUM_GENERATIONS``).
+        required with a ``judge`` (self-preference raises :class:`ConfigError` on its first call without it; the
+        module-level rewards read it from ``REASONSHAPE_NUM_GENERATIONS``).
 
     Notes
     -----
@@ -611,12 +611,20 @@ class RewardScorer:
         Raises
         ------
         ConfigError
-            The batch does not hold whole groups (:func:`find_groups`), or a ``policy`` / ``vllm`` judge was never
-            bound (:meth:`bind_policy`, :meth:`bind_judge_backend`).
+            The batch does not hold whole groups (:func:`find_groups`), G (``num_generations``) is unknown while a
+            judge is set, or a ``policy`` / ``vllm`` judge was never bound (:meth:`bind_policy`,
+            :meth:`bind_judge_backend`).
         """
         with self._lock:
             if b.groups is None and b.group_error is None:
                 try:
+                    if self.num_generations is None and self.judge_settings is not None:
+                        raise ConfigError(
+                            "self-preference needs num_generations (G): pass get_reward_functions(..., "
+                            "num_generations=G) or RewardScorer(num_generations=G) (reasonshape train does), or set "
+                            f"{NUM_GENERATIONS_ENV}=G for the module-level rewards (trl grpo). Inferring G from the "
+                            "batch cannot tell a group split across processes from a prompt drawn twice in a row "
+                            "(frequent on small datasets)")
                     b.groups = find_groups(b.prompts, self.num_generations)
                     self._check_bound()
                 except ConfigError as e:  # set-up errors: raised on a reward's first call, warned after
@@ -646,7 +654,7 @@ class RewardScorer:
                                     canonicalize=lambda c: canon.get(id(c)))
                 mute = 0
                 for (a, _), gs in zip(b.groups, b.su, strict=True):
-                    if _no_verdict(gs):
+                    if gs.no_verdict:
                         mute += 1
                         continue
                     for k, v in enumerate(gs.preference_mass.tolist()):
@@ -692,7 +700,7 @@ class RewardScorer:
         metrics: dict[str, float] = {"su_time_s": seconds}
         if b.su:
             # a group without a readable verdict counts in the unparsed rate only: its U / A / I come from ties alone
-            per_group = [(gs.metrics(), _no_verdict(gs)) for gs in b.su]
+            per_group = [(gs.metrics(), gs.no_verdict) for gs in b.su]
             keys = sorted({k for m, _ in per_group for k in m})
             for k in keys:
                 vals = [m[k] for m, mute in per_group if k in m and (k == "su/unparsed_rate" or not mute)]
@@ -704,12 +712,6 @@ class RewardScorer:
         # entries, so a batch that logs nothing would show the previous batch's values next to its completions
         if log_extra is not None and b.n:
             _emit_extra(log_extra, "preference_mass", list(b.preference))
-
-
-def _no_verdict(gs: Any) -> bool:
-    """The judge gave no readable verdict in the group (every reply unparsed): its preference masses and U / A / I
-    come from the unparsed-reply fallback alone, so they are not reported (reasonshape choice)."""
-    return bool(gs.n_judge_prompts) and gs.n_unparsed == gs.n_judge_prompts
 
 
 def _emit_metrics(metrics: Mapping[str, float], log_metric: Callable | None) -> None:
@@ -1032,11 +1034,11 @@ def get_self_preference_reward(scorer: RewardScorer | None = None) -> _SelfPrefe
     Whole groups are required: the batch's consecutive equal prompts are the groups (:func:`find_groups`), and a
     batch that does not hold whole groups raises :class:`ConfigError` on the first call (rule: TRL gives each
     process ``per_device_train_batch_size * steps_per_generation`` consecutive completions, so that product must be
-    a multiple of ``num_generations``). The check is complete only when the scorer knows G
-    (``RewardScorer(num_generations=G)``, ``get_reward_functions(..., num_generations=G)``, or
-    ``REASONSHAPE_NUM_GENERATIONS`` for the module-level reward); without it, runs of different lengths raise and a
-    batch holding part of every group goes unnoticed. Later failures (judge down, ...) return ``None`` for the batch
-    with a :class:`RewardWarning`.
+    a multiple of ``num_generations``). With a judge the scorer must know G (``RewardScorer(num_generations=G)``,
+    ``get_reward_functions(..., num_generations=G)``, or ``REASONSHAPE_NUM_GENERATIONS`` for the module-level
+    reward): without it the first call raises :class:`ConfigError`, as a batch cannot tell a split group from a
+    prompt drawn twice in a row. Later failures (judge down, ...) return ``None`` for the batch with a
+    :class:`RewardWarning`.
 
     Parameters
     ----------
@@ -1163,7 +1165,7 @@ def _default_scorer() -> RewardScorer:
         judge = None
     try:
         g = num_generations_from_env()
-    except ConfigError as e:  # likewise: G is then inferred from the batch (equal runs only)
+    except ConfigError as e:  # likewise: a judged self-preference then raises on its first call
         _warn(f"ignoring {NUM_GENERATIONS_ENV}: {e}")
         g = None
     return RewardScorer(judge=judge, num_generations=g)

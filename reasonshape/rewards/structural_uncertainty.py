@@ -1031,6 +1031,13 @@ class GroupScore:
     def rank_stability(self) -> np.ndarray:
         return self.su.rank_stability
 
+    @property
+    def no_verdict(self) -> bool:
+        """The judge gave no readable verdict in the group (every reply unparsed): its preference masses and U / A /
+        I come from the unparsed-reply fallback alone, so rewards and reports leave them out (ties alone measure
+        nothing; reasonshape choice)."""
+        return bool(self.n_judge_prompts) and self.n_unparsed == self.n_judge_prompts
+
     def metrics(self) -> dict[str, float]:
         """Group-level numbers for logging (NaN-free: ``position_consistency`` is left out when None)."""
         out = {

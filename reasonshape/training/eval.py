@@ -1005,6 +1005,7 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         _write_json(meta_path, {"fingerprint": _jsonable(cfg.fingerprint()), "sessions": []})
     results = ResultsLog(out / "results.jsonl")
     results.drop_partial_tail({g.gid: g.k for g in groups})
+    n_at_start = results.n_records  # new records = what the file holds beyond this, whenever the session ends
     pending = [g for g in groups if not all(g.record_id(i) in results.ids for i in range(g.k))]
     # ----------------------------------------------------------------- backends
     owned = []
@@ -1041,7 +1042,7 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         records = results.records()
         session = {
             "started": started, "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-            "wall_s": time.perf_counter() - t_start, "new_records": runner.n_new,
+            "wall_s": time.perf_counter() - t_start, "new_records": len(records) - n_at_start,
             "groups_skipped_done": len(groups) - len(pending), "sampling_s": runner.sample_s,
             "judge_s": runner.judge_s, "scoring_s": runner.score_s, "argv": sys.argv[1:], "ended": ended,
         }
@@ -1065,12 +1066,13 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     except BaseException as e:  # an interrupted session still counts: its records and its time are in the file
         sig = "SIGINT" if isinstance(e, KeyboardInterrupt) else \
             signal.Signals(e.signum).name if isinstance(e, _Signalled) else None
+        n_new = runner.n_new
         try:
-            write_meta(sig or f"error: {type(e).__name__}")
+            n_new = len(write_meta(sig or f"error: {type(e).__name__}")[1]) - n_at_start
         except Exception as meta_error:  # noqa: BLE001 - never hide the interruption behind a metadata error
             log.warning("run_meta.json not updated after the interruption: %s", meta_error)
         if sig:
-            print(f"reasonshape eval: interrupted by {sig} after {runner.n_new} new records in {results.path}; "
+            print(f"reasonshape eval: interrupted by {sig} after {n_new} new records in {results.path}; "
                   "rerun the same command to resume", file=sys.stderr)
         if isinstance(e, _Signalled):  # now what the signal would have done (default: end the process, 128 + n)
             signal.raise_signal(e.signum)
@@ -1162,7 +1164,7 @@ class _BatchRunner:
             if gsc is not None:
                 # a group without one readable verdict (every reply unparsed) gets nulls: ties alone measure
                 # nothing (training leaves such groups out of the logged U / A / I the same way)
-                mute = bool(gsc.n_judge_prompts) and gsc.n_unparsed == gsc.n_judge_prompts
+                mute = gsc.no_verdict
                 su = {"U": None if mute else float(gsc.su.total),
                       "A": None if mute else float(gsc.su.ambiguity),
                       "I": None if mute else float(gsc.su.instability),
@@ -1187,16 +1189,20 @@ class _Signalled(BaseException):
 
 
 def _catch_sigterm():
-    """Turn SIGTERM into :class:`_Signalled` (main thread only); returns the function restoring the old handler."""
+    """Turn SIGTERM into :class:`_Signalled` (main thread only, and only where SIGTERM has its default action, which
+    ends the process: a caller that ignores or handles SIGTERM keeps its own behaviour); returns the function
+    restoring the old handler."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_DFL:
+        return lambda: None
 
     def handler(signum: int, frame: Any) -> None:
         raise _Signalled(signum)
 
     signal.signal(signal.SIGTERM, handler)
-    return lambda: signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: Sequence[Mapping[str, Any]],
@@ -1248,18 +1254,14 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
 
 
 def _judge_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The judge's bookkeeping over the file's judged groups: prompts sent, replies without a readable verdict
-    (and their share), and the groups left out of U / A / I because none of their replies was readable."""
-    groups: dict[str, Mapping[str, Any]] = {}
-    for r in records:
-        su = r.get("su")
-        if isinstance(su, Mapping) and isinstance(su.get("judge_prompts"), int):
-            groups.setdefault(_group_of(str(r.get("id"))), su)
-    prompts = sum(su["judge_prompts"] for su in groups.values())
-    unparsed = sum(int(su.get("unparsed") or 0) for su in groups.values())
-    return {"groups_judged": len(groups), "judge_prompts": prompts, "judge_unparsed": unparsed,
-            "judge_unparsed_rate": unparsed / prompts if prompts else None,
-            "groups_without_verdict": sum(1 for su in groups.values() if su.get("U") is None)}
+    """The judge's bookkeeping over the file's judged groups (:func:`reasonshape.training.report.su_judge_counts`)
+    under ``run_meta.su``'s names, with the unparsed share."""
+    from reasonshape.training.report import su_judge_counts
+
+    jc = su_judge_counts(records)
+    return {"groups_judged": jc["groups"], "judge_prompts": jc["prompts"], "judge_unparsed": jc["unparsed"],
+            "judge_unparsed_rate": jc["unparsed"] / jc["prompts"] if jc["prompts"] else None,
+            "groups_without_verdict": jc["no_verdict"]}
 
 
 def _write_report(results_path: Path, out: Path, meta: dict) -> tuple[Path, ...]:

@@ -861,7 +861,8 @@ def _su_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Path, 
 
 
 def _pick_graphs(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """Up to 3 records with a graph: the first correct one, the first wrong one, then the next; small ones first."""
+    """Up to 3 records with a graph: the first correct one, the first wrong one, then the next; small ones first (a
+    label with no small graph takes its first graph of any size, so a kept correct example is always shown)."""
     cands = [r for r in records if isinstance(r.get("graph"), Mapping)]
 
     def size(r: Mapping[str, Any]) -> int:
@@ -871,7 +872,8 @@ def _pick_graphs(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]
     small = [r for r in cands if size(r) <= _GRAPH_NODE_LIMIT] or cands
     picked: list = []
     for want in (True, False):
-        r = next((r for r in small if _correct(r) is want and not any(r is q for q in picked)), None)
+        r = next((r for pool in (small, cands) for r in pool if _correct(r) is want
+                  and not any(r is q for q in picked)), None)
         if r is not None:
             picked.append(r)
     for r in small:

@@ -314,7 +314,8 @@ def _trl_error(e: Exception) -> ConfigError:
         "per_device_train_batch_size x steps_per_generation (default gradient_accumulation_steps) x processes must be "
         f"a multiple of num_generations (each prompt's {m[2]} completions are generated in one batch), got "
         f"{m[1]} (generation_batch_size) and num_generations={m[2]}: raise per_device_train_batch_size or "
-        "gradient_accumulation_steps, or lower num_generations")
+        "gradient_accumulation_steps (steps_per_generation or generation_batch_size where you set one), or lower "
+        "num_generations")
 
 
 def default_reward_weights(rs: ReasonshapeArguments, grpo: Any) -> list[float] | None:

@@ -327,7 +327,7 @@ class TestShapedReward:
             w = ShapingWeights(accuracy=acc, format=fmt, eta=eta, self_preference=sp, eta_only_correct=gated)
         except ConfigError:
             return
-        scorer = judged_scorer(AnswerJudge(prefer_correct=False), trials=2)
+        scorer = judged_scorer(AnswerJudge(prefer_correct=False), trials=2, num_generations=4)
         f = get_shaped_reward(scorer, w)
         comps = [traces["correct_long"], traces["correct_short"], traces["wrong_long"], traces["wrong_short"]]
         r = call(f, comps, prompts=["p"] * 4)
@@ -394,7 +394,7 @@ class TestFindGroups:
 class TestSelfPreferenceReward:
     def test_judge_preferring_correct_gives_positive_mass_to_correct(self, traces):
         judge = AnswerJudge()
-        f = get_self_preference_reward(judged_scorer(judge))
+        f = get_self_preference_reward(judged_scorer(judge, num_generations=4))
         comps = [traces["correct_long"], traces["wrong_long"], traces["correct_short"], traces["wrong_short"]]
         got = call(f, comps, prompts=["p"] * 4)
         assert len(got) == 4 and all(v is not None for v in got)
@@ -420,8 +420,19 @@ class TestSelfPreferenceReward:
             got = call(f, [block(WRONG)] * 3, prompts=["p", "p", "q"])
         assert got == [None, None, None]
 
+    def test_a_judge_without_num_generations_raises_on_the_first_call(self, traces):
+        # a batch cannot tell a group split across processes (runs [4, 2] with G = 4) from a prompt drawn twice in a
+        # row (runs [4, 2] with G = 2): G must be given, not guessed
+        f = get_self_preference_reward(judged_scorer(AnswerJudge()))
+        comps = [block(CORRECT), block(WRONG)] * 3
+        with pytest.raises(ConfigError, match="self-preference needs num_generations .*REASONSHAPE_NUM_GENERATIONS"):
+            call(f, comps, prompts=["p"] * 4 + ["q"] * 2)
+        # with G, the same batch is three whole groups of 2 (the prompt p drawn twice in a row)
+        g = get_self_preference_reward(judged_scorer(AnswerJudge(), num_generations=2))
+        assert all(v is not None for v in call(g, comps, prompts=["p"] * 4 + ["q"] * 2))
+
     def test_judge_failure_gives_none_and_warning(self, traces):
-        f = get_self_preference_reward(judged_scorer(AnswerJudge(fail=True)))
+        f = get_self_preference_reward(judged_scorer(AnswerJudge(fail=True), num_generations=2))
         with pytest.warns(RewardWarning, match="judge endpoint down"):
             got = call(f, [block(CORRECT), block(WRONG)], prompts=["p", "p"])
         assert got == [None, None]
@@ -476,7 +487,7 @@ class TestSelfPreferenceReward:
         # a forgotten bind_policy is a set-up error, not a judge failure that warns once and leaves the whole run
         # without self-preference (audit finding 6)
         sp, shaped = get_reward_functions(["self_preference", "shaped"], weights=ShapingWeights(self_preference=0.1),
-                                          judge=JudgeSettings(kind=kind, trials=2, logprobs=None))
+                                          judge=JudgeSettings(kind=kind, trials=2, logprobs=None), num_generations=2)
         comps = [block(CORRECT), block(WRONG)]
         with pytest.raises(ConfigError, match=f"kind '{kind}'.*never bound: call scorer.bind_"):
             call(sp, comps, prompts=["p", "p"])
@@ -494,7 +505,7 @@ class TestSelfPreferenceReward:
             assert call(f, [block(CORRECT), block(WRONG)], prompts=["p", "p"]) == [None, None]
 
     def test_shaped_keeps_working_when_the_judge_fails(self):
-        scorer = judged_scorer(AnswerJudge(fail=True))
+        scorer = judged_scorer(AnswerJudge(fail=True), num_generations=2)
         f = get_shaped_reward(scorer, ShapingWeights(self_preference=0.1))
         with pytest.warns(RewardWarning):
             got = call(f, [block(CORRECT), block(WRONG)], prompts=["p", "p"])
@@ -525,7 +536,7 @@ class TestSharedScorer:
 
         monkeypatch.setattr(scorer_module, "score_completion", counting)
         fs = get_reward_functions(ALL, weights=ShapingWeights(self_preference=0.05),
-                                  judge=JudgeSettings(kind="policy", trials=2, logprobs=None))
+                                  judge=JudgeSettings(kind="policy", trials=2, logprobs=None), num_generations=4)
         fs[0].scorer.bind_judge_backend(AnswerJudge())
         metrics, extra = [], {}
         comps = [traces["correct_long"], traces["wrong_long"], traces["correct_short"], traces["wrong_short"]]
@@ -616,7 +627,7 @@ def _assert_valid(out, n):
 @pytest.fixture(scope="module")
 def fuzz_functions():
     fs = get_reward_functions(ALL, weights=ShapingWeights(self_preference=0.05),
-                              judge=JudgeSettings(kind="policy", trials=1, logprobs=None))
+                              judge=JudgeSettings(kind="policy", trials=1, logprobs=None), num_generations=2)
     fs[0].scorer.bind_judge_backend(AnswerJudge())
     return fs
 

@@ -474,6 +474,27 @@ def test_sigint_session_is_recorded_and_says_how_to_resume(tmp_path, capsys):
     assert done.meta["time"]["scoring_s"] == pytest.approx(sum(s["scoring_s"] for s in sessions))
 
 
+def test_sigterm_is_caught_only_where_it_has_its_default_action():
+    # a caller that ignores or handles SIGTERM keeps its behaviour; the default action is restored afterwards
+    from reasonshape.training import eval as E
+
+    old = signal.getsignal(signal.SIGTERM)
+    try:
+        for handler in (signal.SIG_IGN, lambda signum, frame: None):
+            signal.signal(signal.SIGTERM, handler)
+            restore = E._catch_sigterm()
+            assert signal.getsignal(signal.SIGTERM) is handler
+            restore()
+            assert signal.getsignal(signal.SIGTERM) is handler
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        restore = E._catch_sigterm()
+        assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN)
+        restore()
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def test_sigterm_session_is_recorded(tmp_path):
     proc, _, _ = _start_eval_subprocess(tmp_path, 6)
     out = tmp_path / "out"

@@ -426,3 +426,15 @@ class TestClaimGraphs:
         md = build_report(write_jsonl(tmp_path / "r.jsonl", recs), tmp_path)[0].read_text()
         assert "could not be drawn: NotADAGError" in md
         assert not list(tmp_path.glob("graph_*.png"))
+
+
+def test_pick_graphs_shows_a_kept_correct_example_even_when_it_is_large():
+    # eval keeps the first correct graph whatever its size; the report's preference for small graphs must not hide it
+    from reasonshape.training import report as R
+
+    def rec(correct, n):
+        return {"correct": correct, "graph": {"nodes": [{"id": i} for i in range(n)]}}
+
+    big_correct, small_wrong = rec(True, R._GRAPH_NODE_LIMIT + 50), [rec(False, 10) for _ in range(3)]
+    picked = R._pick_graphs([*small_wrong, big_correct])
+    assert picked[0] is big_correct and picked[1] is small_wrong[0] and len(picked) == R._MAX_GRAPHS
