@@ -69,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     except ReasonshapeError as e:
         print(f"reasonshape {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (eval has already said what it kept and how to resume)
-        if args.command != "eval":
+    except KeyboardInterrupt as e:  # Ctrl-C: one line, no traceback (unless the command said what it kept already)
+        if not getattr(e, "reasonshape_reported", False):
             print(f"reasonshape {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into `head` and closed early: not an error

@@ -153,6 +153,16 @@ def test_ctrl_c_is_exit_status_130_without_a_traceback(command, monkeypatch, cap
     monkeypatch.setattr(eval_module, "run_eval", interrupted)
     assert main(command) == 130
     err = capsys.readouterr().err
-    assert "Traceback" not in err
-    # eval says itself what it kept and how to resume; other commands get one line
-    assert ("interrupted" in err) == (command[0] != "eval")
+    assert "Traceback" not in err and err == f"reasonshape {command[0]}: interrupted\n"
+
+
+def test_ctrl_c_inside_the_eval_loop_is_reported_once(tmp_path, monkeypatch, capsys):
+    import reasonshape.training.eval as eval_module
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(eval_module._BatchRunner, "run", interrupted)
+    assert main(["eval", "--embedded", "--no-progress", "--out", str(tmp_path / "o")]) == 130
+    err = capsys.readouterr().err
+    assert err.count("interrupted") == 1 and "rerun the same command to resume" in err

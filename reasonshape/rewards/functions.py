@@ -616,9 +616,11 @@ class RewardScorer:
             :meth:`bind_judge_backend`).
         """
         with self._lock:
+            if b.groups is None and b.group_error is None and self.judge_settings is None:
+                b.groups = []  # no judge: nothing to group (the reward warns that it has none, below)
             if b.groups is None and b.group_error is None:
                 try:
-                    if self.num_generations is None and self.judge_settings is not None:
+                    if self.num_generations is None:
                         raise ConfigError(
                             "self-preference needs num_generations (G): pass get_reward_functions(..., "
                             "num_generations=G) or RewardScorer(num_generations=G) (reasonshape train does), or set "

@@ -1074,6 +1074,8 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         if sig:
             print(f"reasonshape eval: interrupted by {sig} after {n_new} new records in {results.path}; "
                   "rerun the same command to resume", file=sys.stderr)
+            if isinstance(e, KeyboardInterrupt):
+                e.reasonshape_reported = True  # the CLI prints no second line
         if isinstance(e, _Signalled):  # now what the signal would have done (default: end the process, 128 + n)
             signal.raise_signal(e.signum)
         raise

@@ -371,7 +371,8 @@ class GroupSU:
     Attributes
     ----------
     key : tuple
-        (model, puzzle, level, game_id), missing values as ``"unknown"``.
+        (model, puzzle, level, game_id), missing values as ``"unknown"``; eval's records add their group id (the
+        record ``id`` before ``#``), which tells apart two groups of one instance (a manifest listing it twice).
     n : int
         Completions in the group with a boolean ``correct``.
     accuracy : float
@@ -396,16 +397,24 @@ class GroupSU:
     dispersion: float | None
 
 
+def _su_group_key(r: Mapping[str, Any]) -> tuple:
+    """A record's group: (model, puzzle, level, game_id), plus eval's group id (``id`` before ``#``) when it has one,
+    so that two groups of the same instance (the manifest lists a few instances twice) stay apart."""
+    key = (_model(r), _field(r, "puzzle"), _field(r, "level"), _field(r, "game_id"))
+    rid = r.get("id")
+    return (*key, rid.rsplit("#", 1)[0]) if isinstance(rid, str) and "#" in rid else key
+
+
 def su_groups(records: Sequence[Mapping[str, Any]]) -> list[GroupSU]:
-    """Group completions by (model, puzzle, level, game_id) and keep the groups with U, A and I.
+    """Group completions by (model, puzzle, level, game_id) (and eval's group id, :func:`_su_group_key`) and keep
+    the groups with U, A and I.
 
     A group needs at least one completion with a boolean ``correct`` and one record whose ``su`` has finite
     ``U``, ``A`` and ``I``; other groups are left out. Order: first appearance in ``records``.
     """
     groups: dict[tuple, list] = {}
     for r in records:
-        key = (_model(r), _field(r, "puzzle"), _field(r, "level"), _field(r, "game_id"))
-        groups.setdefault(key, []).append(r)
+        groups.setdefault(_su_group_key(r), []).append(r)
     out = []
     for key, recs in groups.items():
         judged = [r for r in recs if _correct(r) is not None]
@@ -430,7 +439,7 @@ def su_groups(records: Sequence[Mapping[str, Any]]) -> list[GroupSU]:
 
 
 def su_judge_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """The judge's bookkeeping, per group (model, puzzle, level, game_id) from its first record whose ``su`` has
+    """The judge's bookkeeping, per group (:func:`_su_group_key`) from its first record whose ``su`` has
     ``judge_prompts``: ``groups`` judged, ``prompts`` sent, ``unparsed`` replies without a readable verdict, and
     ``no_verdict`` groups in which no reply was readable (their U / A / I are null: ties alone measure nothing, so
     :func:`su_groups` leaves them out)."""
@@ -438,7 +447,7 @@ def su_judge_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     for r in records:
         su = r.get("su")
         if isinstance(su, Mapping) and _num(su.get("judge_prompts")) is not None:
-            seen.setdefault((_model(r), _field(r, "puzzle"), _field(r, "level"), _field(r, "game_id")), su)
+            seen.setdefault(_su_group_key(r), su)
     return {"groups": len(seen), "prompts": int(sum(_num(su["judge_prompts"]) for su in seen.values())),
             "unparsed": int(sum(_num(su.get("unparsed")) or 0 for su in seen.values())),
             "no_verdict": sum(1 for su in seen.values() if _num(su.get("judge_prompts"))

@@ -438,3 +438,18 @@ def test_pick_graphs_shows_a_kept_correct_example_even_when_it_is_large():
     big_correct, small_wrong = rec(True, R._GRAPH_NODE_LIMIT + 50), [rec(False, 10) for _ in range(3)]
     picked = R._pick_graphs([*small_wrong, big_correct])
     assert picked[0] is big_correct and picked[1] is small_wrong[0] and len(picked) == R._MAX_GRAPHS
+
+
+def test_two_groups_of_one_instance_stay_apart():
+    # the manifest lists a few instances twice (dominosa trivial): eval judges them as two groups, told apart by id
+    def rec(gid, sample, correct):
+        return {"id": f"dominosa/trivial/{gid}#{sample}", "model": "m", "puzzle": "dominosa", "level": "trivial",
+                "game_id": "1dt:011100", "sample": sample, "correct": correct,
+                "su": {"U": 1.0, "A": 0.5, "I": 0.5, "preference_mass": 0.1 * sample, "judge_prompts": 1,
+                       "unparsed": 0}}
+
+    records = [rec(0, 0, True), rec(0, 1, False), rec(2, 0, False), rec(2, 1, False)]
+    assert len(su_groups(records)) == 2
+    assert su_judge_counts(records) == {"groups": 2, "prompts": 2, "unparsed": 0, "no_verdict": 0}
+    # records without an id (not written by eval) are grouped by instance as before
+    assert len(su_groups([{k: v for k, v in r.items() if k != "id"} for r in records])) == 1
