@@ -286,6 +286,10 @@ class JudgeSettings:
 #: Environment variable giving G (``num_generations``) to the module-level rewards (``trl grpo`` passes no G).
 NUM_GENERATIONS_ENV = "REASONSHAPE_NUM_GENERATIONS"
 
+#: How to give G, for the errors that need it.
+_PASS_G = ("pass get_reward_functions(..., num_generations=G) or RewardScorer(num_generations=G) (reasonshape train "
+           f"does), or set {NUM_GENERATIONS_ENV}=G for the module-level rewards (trl grpo)")
+
 _BATCH_RULE = ("Rule: TRL gives each process per_device_train_batch_size * steps_per_generation (default "
                "gradient_accumulation_steps) consecutive completions, so that product must be a multiple of "
                "num_generations.")
@@ -366,9 +370,7 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
     if num_generations is None and len(set(lengths)) > 1:
         raise ConfigError(
             f"self-preference cannot infer num_generations (G) from this batch: its runs of equal prompts have "
-            f"lengths {lengths}, so a group may be split (or a prompt repeated). Pass G: get_reward_functions(..., "
-            "num_generations=G) or RewardScorer(num_generations=G) (reasonshape train does), or set "
-            f"{NUM_GENERATIONS_ENV}=G for the module-level rewards (trl grpo). {_BATCH_RULE}"
+            f"lengths {lengths}, so a group may be split (or a prompt repeated). To give G, {_PASS_G}. {_BATCH_RULE}"
         )
     g = num_generations if num_generations is not None else lengths[0]
     if g < 2 or any(n % g for n in lengths):
@@ -622,10 +624,8 @@ class RewardScorer:
                 try:
                     if self.num_generations is None:
                         raise ConfigError(
-                            "self-preference needs num_generations (G): pass get_reward_functions(..., "
-                            "num_generations=G) or RewardScorer(num_generations=G) (reasonshape train does), or set "
-                            f"{NUM_GENERATIONS_ENV}=G for the module-level rewards (trl grpo). Inferring G from the "
-                            "batch cannot tell a group split across processes from a prompt drawn twice in a row "
+                            f"self-preference needs num_generations (G): {_PASS_G}. Inferring G from the batch "
+                            "cannot tell a group split across processes from a prompt drawn twice in a row "
                             "(frequent on small datasets)")
                     b.groups = find_groups(b.prompts, self.num_generations)
                     self._check_bound()

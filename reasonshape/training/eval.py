@@ -859,16 +859,6 @@ def _trace_groups(cfg: EvalConfig, traces: Sequence[TraceRecord]) -> tuple[list[
     return groups, skipped, "; ".join(parts)
 
 
-def _check_puzzle_names(puzzles: Sequence[str] | None) -> None:
-    """``--puzzles`` in traces mode: the same check as the manifest's in sampling mode (a typo is an error, not an
-    empty run)."""
-    from reasonshape.envs.registry import PUZZLE_NAMES
-
-    for name in puzzles or ():
-        if name not in PUZZLE_NAMES:
-            raise UnknownPuzzleError(name, list(PUZZLE_NAMES))
-
-
 def _filters(cfg: EvalConfig) -> str:
     parts = [f"--puzzles {' '.join(cfg.puzzles)}" if cfg.puzzles else "",
              f"--levels {' '.join(cfg.levels)}" if cfg.levels else ""]
@@ -980,7 +970,9 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         groups, skipped_entries, skipped = _manifest_groups(cfg, cfg.model_name or cfg.model)
         source = "manifest"
     else:
-        _check_puzzle_names(cfg.puzzles)
+        from reasonshape.training.manifest import check_puzzle_names
+
+        check_puzzle_names(cfg.puzzles)  # as the manifest does in sampling mode: a typo is an error, not an empty run
         traces = read_traces(cfg.traces or embedded_traces_path(), cfg.traces_format)
         groups, skipped_entries, skipped = _trace_groups(cfg, traces)
         source = "embedded" if cfg.traces is None else str(cfg.traces)
@@ -1002,7 +994,7 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
         log.info("%s: no record written by the earlier run; starting over with this run's settings", out)
         previous = None
     if previous is None:  # record the settings first, so that a killed run is resumed only with the same ones
-        _write_json(meta_path, {"fingerprint": _jsonable(cfg.fingerprint()), "sessions": []})
+        _write_json(meta_path, {"fingerprint": fingerprint, "sessions": []})
     results = ResultsLog(out / "results.jsonl")
     results.drop_partial_tail({g.gid: g.k for g in groups})
     n_at_start = results.n_records  # new records = what the file holds beyond this, whenever the session ends

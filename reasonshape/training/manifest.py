@@ -27,8 +27,8 @@ from reasonshape.envs.base import LEVEL_NAMES, Instance
 from reasonshape.envs.registry import PUZZLE_NAMES, get
 from reasonshape.errors import ConfigError, UnknownPuzzleError
 
-__all__ = ["MANIFEST_RESOURCE", "ManifestEntry", "manifest_path", "load_manifest", "split_implemented",
-           "skipped_summary"]
+__all__ = ["MANIFEST_RESOURCE", "ManifestEntry", "manifest_path", "load_manifest", "check_puzzle_names",
+           "split_implemented", "skipped_summary"]
 
 #: Package-relative path of the shipped manifest.
 MANIFEST_RESOURCE = "data/benchmark_manifest.jsonl"
@@ -125,6 +125,14 @@ def _entry(obj: Any, where: str) -> ManifestEntry:
     return ManifestEntry(*(obj[f] for f in _FIELDS))
 
 
+def check_puzzle_names(names: Sequence[str] | None) -> None:
+    """Raise :class:`UnknownPuzzleError` (listing the 21 benchmark puzzles) for the first of ``names`` that is not
+    one of them; ``None`` checks nothing."""
+    for name in names or ():
+        if name not in PUZZLE_NAMES:
+            raise UnknownPuzzleError(name, list(PUZZLE_NAMES))
+
+
 def load_manifest(puzzles: str | Sequence[str] | None = None, levels: str | Sequence[str] | None = None,
                   path: str | Path | None = None) -> list[ManifestEntry]:
     """Read the benchmark manifest, optionally restricted to some puzzles and levels.
@@ -154,9 +162,7 @@ def load_manifest(puzzles: str | Sequence[str] | None = None, levels: str | Sequ
     """
     want_p = _as_list(puzzles, "puzzles")
     want_l = _as_list(levels, "levels")
-    for name in want_p or ():
-        if name not in PUZZLE_NAMES:
-            raise UnknownPuzzleError(name, list(PUZZLE_NAMES))
+    check_puzzle_names(want_p)
     for lv in want_l or ():
         if lv not in LEVEL_NAMES:
             raise ConfigError(f"levels must be among {list(LEVEL_NAMES)}, got {lv!r}")
