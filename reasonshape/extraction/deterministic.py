@@ -56,7 +56,6 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle
-from reasonshape.extraction.labels import label_claim
 from reasonshape.extraction.schema import Mention, SchemaReader
 from reasonshape.extraction.segment import Sentence, split_sentences, trace_text
 
@@ -208,10 +207,11 @@ class PuzzleContext:
 
     def label_of(self, inf: _ClaimInfo) -> ClaimLabel:
         """The puzzle's label of ``inf.claim`` (:func:`~reasonshape.extraction.labels.label_claim`), computed once
-        per instance and claim, cached by claim id."""
+        per instance and claim (:meth:`SchemaReader.label`, which the reader's own claims went through already),
+        then kept by claim id. Raises :class:`ClaimError` where the puzzle refuses the claim."""
         lab = self._label_by_id[inf.cid]
         if lab is None:
-            lab = self._label_by_id[inf.cid] = label_claim(self.puzzle, self.instance, inf.claim)
+            lab = self._label_by_id[inf.cid] = self.reader.label(inf.claim)
         return lab
 
     def effects(self, claim: Claim) -> tuple[list, list]:

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from reasonshape.envs.answer import split_tokens
-from reasonshape.envs.base import MAX_DIGITS, Claim, Instance, Puzzle
+from reasonshape.envs.base import MAX_DIGITS, Claim, ClaimLabel, Instance, Puzzle
 from reasonshape.errors import ClaimError
 from reasonshape.extraction.labels import label_claim
 
@@ -433,7 +433,7 @@ class SchemaReader:
     cols: int = field(init=False, default=0)
 
     def __post_init__(self):
-        self._admits: dict[Claim, bool] = {}  # claim -> the puzzle labels it (see _own_claims)
+        self._labels: dict[Claim, ClaimLabel | ClaimError] = {}  # claim -> its label or the puzzle's refusal
         self.domains = self.puzzle.variables(self.instance)
         cells = [v for v in self.domains if _is_cell(v)]
         self.grid = bool(cells) and len(cells) == len(self.domains)
@@ -598,15 +598,31 @@ class SchemaReader:
         return [t for t in self.puzzle.parse_claim_text(self.instance, text) if self._admitted(t[0])]
 
     def _admitted(self, claim: Claim) -> bool:
-        ok = self._admits.get(claim)
-        if ok is None:
+        try:
+            self.label(claim)
+        except ClaimError:
+            return False
+        return True
+
+    def label(self, claim: Claim) -> ClaimLabel:
+        """The puzzle's label of ``claim`` (:func:`~reasonshape.extraction.labels.label_claim`), cached per instance:
+        the one label cache of extraction (:meth:`PuzzleContext.label_of` reads it too).
+
+        Raises
+        ------
+        ClaimError
+            The puzzle refuses the claim (not a claim about this instance); the refusal is cached too.
+        """
+        lab = self._labels.get(claim)
+        if lab is None:
             try:
-                label_claim(self.puzzle, self.instance, claim)
-                ok = True
-            except ClaimError:
-                ok = False
-            self._admits[claim] = ok
-        return ok
+                lab = label_claim(self.puzzle, self.instance, claim)
+            except ClaimError as e:
+                lab = e
+            self._labels[claim] = lab
+        if isinstance(lab, ClaimError):
+            raise lab
+        return lab
 
     def _cell_claims(self, text: str, offset: int, refs: list[CellRef]) -> list[tuple[Mention, int]]:
         """Generic value / elimination / candidate claims after (or, for "place 5 at", before) each cell reference,
