@@ -1,6 +1,7 @@
 """The command line, in-process (``reasonshape.cli.main``) on real puzzles and traces."""
 
 import json
+import sys
 
 import pytest
 
@@ -154,6 +155,23 @@ def test_ctrl_c_is_exit_status_130_without_a_traceback(command, monkeypatch, cap
     assert main(command) == 130
     err = capsys.readouterr().err
     assert "Traceback" not in err and err == f"reasonshape {command[0]}: interrupted\n"
+
+
+def test_python_m_eval_goes_through_the_cli(monkeypatch, capsys):
+    # ``python -m reasonshape.training.eval`` is ``reasonshape eval``: Ctrl-C is one line and exit status 130 there too
+    import runpy
+
+    import reasonshape.training.eval as eval_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(eval_module, "run_eval", interrupted)
+    monkeypatch.setattr(sys, "argv", ["reasonshape.training.eval", "--embedded"])
+    with pytest.warns(RuntimeWarning, match="found in sys.modules"), pytest.raises(SystemExit) as exc:
+        runpy.run_module("reasonshape.training.eval", run_name="__main__")
+    assert exc.value.code == 130
+    assert capsys.readouterr().err == "reasonshape eval: interrupted\n"
 
 
 def test_ctrl_c_inside_the_eval_loop_is_reported_once(tmp_path, monkeypatch, capsys):

@@ -1397,10 +1397,7 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except ReasonshapeError as e:
-        print(f"reasonshape eval: error: {e}", file=sys.stderr)
-        sys.exit(2)
+if __name__ == "__main__":  # the same as ``reasonshape eval ...`` (its error, Ctrl-C and exit-status handling)
+    from reasonshape.cli import main as _cli_main
+
+    sys.exit(_cli_main(["eval", *sys.argv[1:]]))
