@@ -820,6 +820,12 @@ def _trace_groups(cfg: EvalConfig, traces: Sequence[TraceRecord]) -> tuple[list[
         key = (t.puzzle, t.game_id, t.model)
         g = by_key.get(key)
         if g is None:
+            # the filters first: a trace they leave out is neither scored nor listed as skipped
+            level = t.level or levels.get((t.puzzle, t.game_id), EXTERNAL_LEVEL)
+            if cfg.puzzles is not None and t.puzzle not in cfg.puzzles:
+                continue
+            if cfg.levels is not None and level not in cfg.levels:
+                continue
             try:
                 p = get(t.puzzle)
             except UnknownPuzzleError:
@@ -834,11 +840,6 @@ def _trace_groups(cfg: EvalConfig, traces: Sequence[TraceRecord]) -> tuple[list[
                 unreadable += 1
                 skipped.append({"puzzle": t.puzzle, "level": t.level or EXTERNAL_LEVEL, "game_id": t.game_id,
                                 "model": t.model, "reason": f"game ID does not parse: {e}"})
-                continue
-            level = t.level or levels.get((t.puzzle, t.game_id), EXTERNAL_LEVEL)
-            if cfg.puzzles is not None and t.puzzle not in cfg.puzzles:
-                continue
-            if cfg.levels is not None and level not in cfg.levels:
                 continue
             g = by_key[key] = _Group(gid=f"{t.puzzle}/{level}/{_short_hash(t.game_id, t.model)}", puzzle=p,
                                      instance=inst, level=level, model=t.model, k=0)

@@ -121,6 +121,18 @@ class TestTracesMode:
         assert err.count("does not parse") == 1 and err.startswith("reasonshape eval: skipped 1 traces of unknown")
         assert not [r for r in caplog.records if r.levelname == "WARNING" and "skipped" in r.getMessage()]
 
+    @pytest.mark.parametrize("filters", [{"puzzles": ["solo"]}, {"levels": ["trivial"]}])
+    def test_traces_the_filters_leave_out_are_not_listed_as_skipped(self, tmp_path, filters):
+        # the flip trace (unknown puzzle, level "external") and the unreadable solo game ID (not in the manifest:
+        # level "external") are filtered out by either filter: neither scored nor reported as skipped
+        path = _handmade_traces(tmp_path)
+        if "puzzles" in filters:  # the unreadable solo game ID passes a puzzle filter: drop it
+            path.write_text("".join(ln for ln in path.read_text().splitlines(True) if "2x2:zzzz" not in ln))
+        summary = run_eval(EvalConfig(out=str(tmp_path / "out"), traces=str(path), progress=False, report=False,
+                                      **filters))
+        assert summary.skipped == "" and summary.meta["skipped"] == []
+        assert summary.meta["n_records"] == 4
+
     @pytest.mark.parametrize("model", ["./no_such_dir", "MISSING"])
     def test_missing_model_directory_says_so(self, tmp_path, model):
         model = str(tmp_path / "no" / "such" / "dir") if model == "MISSING" else model
