@@ -36,6 +36,7 @@ import html
 import io
 import json
 import math
+import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -754,7 +755,6 @@ def _table1_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Pa
     if not generated:
         doc.p(f"No completion is of a generated level ({', '.join(LEVEL_NAMES)}): paper A's rows and the figure "
               "by level are left out.")
-        (out_dir / _FIGURES["levels"]).unlink(missing_ok=True)  # an earlier report's figure in the same folder
     else:
         png = _plot_levels(t1)
         _save(out_dir, _FIGURES["levels"], png, files)
@@ -992,6 +992,17 @@ def _save(out_dir: Path, name: str, png: bytes, files: list[Path]) -> None:
 
 
 # ============================================================================================ entry point
+def _remove_stale_figures(out_dir: Path, written: Sequence[Path]) -> None:
+    """Remove the figures an earlier report left in ``out_dir`` that this one did not write (a rebuild with fewer
+    example graphs, or without a figure's data), so the folder holds only this report's files."""
+    keep = {p.name for p in written}
+    ours = [out_dir / name for name in _FIGURES.values()]
+    ours += [p for p in out_dir.glob("graph_*.png") if re.fullmatch(r"graph_[0-9]+\.png", p.name)]
+    for path in ours:
+        if path.name not in keep:
+            path.unlink(missing_ok=True)
+
+
 def build_report(results_path: str | Path, out_dir: str | Path, meta: Mapping[str, Any] | None = None
                  ) -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.html`` (plus PNG figures) for a ``results.jsonl``.
@@ -1003,7 +1014,8 @@ def build_report(results_path: str | Path, out_dir: str | Path, meta: Mapping[st
     out_dir : str or Path
         Output folder, created if missing. Receives ``report.md``, ``report.html``, ``fig_levels.png``,
         ``fig_correlations.png`` and ``fig_su.png`` when they have data, and ``graph_<k>.png`` for the example
-        claim graphs. Existing files of these names are overwritten.
+        claim graphs. Existing files of these names are overwritten, and those this report does not write (an
+        earlier report's) are removed.
     meta : mapping, optional
         Run metadata printed as a key/value table (model, backend, versions, seeds, timings...: any JSON-able
         values). ``meta["skipped"]``, when present, is the list of skipped manifest entries
@@ -1052,6 +1064,7 @@ def build_report(results_path: str | Path, out_dir: str | Path, meta: Mapping[st
         _graphs_section(doc, records, out, files)
     _skipped_section(doc, meta.get("skipped"))
     _meta_section(doc, records, meta)
+    _remove_stale_figures(out, files)
     md_path, html_path = out / "report.md", out / "report.html"
     md_path.write_text(doc.markdown(), encoding="utf-8")
     html_path.write_text(doc.html(title), encoding="utf-8")

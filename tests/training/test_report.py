@@ -325,6 +325,20 @@ class TestReportFile:
         assert not (out / "fig_levels.png").exists() and "(fig_levels.png)" not in md
         assert "not computed in this run: no judge: give --judge-model" in md
 
+    def test_a_rebuild_removes_an_earlier_reports_figures_only(self, tmp_path):
+        out = tmp_path / "out"
+        out.mkdir()
+        earlier = ["graph_1.png", "graph_12.png", "fig_su.png"]  # no graph and no SU figure in this report
+        mine = ["graph_notes.png", "graph_1.png.bak", "plot.png"]  # not names the report writes: kept
+        for name in earlier + mine:
+            (out / name).write_bytes(b"x")
+        recs = synthetic_records()
+        for r in recs:
+            r["su"] = None
+        build_report(write_jsonl(tmp_path / "results.jsonl", recs), out)
+        assert sorted(p.name for p in out.iterdir()) == sorted(
+            ["report.md", "report.html", "fig_levels.png", "fig_correlations.png", *mine])
+
 
 class TestDegenerateInputs:
     def test_empty_file(self, tmp_path):
