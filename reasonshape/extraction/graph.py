@@ -273,7 +273,6 @@ class ClaimGraph:
             raise _error(f"cannot insert a claim of sentence {sentence} before node {before}: its sentence must lie "
                          f"in [{lo}, {hi}] to keep trace order")
         self._insert(before, attrs)
-        bisect.insort(self._index.setdefault(claim, []), before)
         return before
 
     def add_placeholder(self, claim: Claim, needed_by: int, label: ClaimLabel | str = ClaimLabel.UNVERIFIABLE,

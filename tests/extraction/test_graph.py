@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from reasonshape.envs.base import Claim, ClaimLabel
 from reasonshape.errors import ConfigError, NotADAGError
 from reasonshape.extraction.graph import SCHEMA, ClaimGraph, ClaimNode
+from reasonshape.rewards.eta import eta
 
 
 def c(r: int, col: int, v=1, positive: bool = True) -> Claim:
@@ -148,6 +149,17 @@ class TestPlaceholders:
             g.add_claim(c(5, 5), 0, before=99)
         v = g.add_claim(c(5, 5), 1, before=2)
         assert v == 2 and g.node(3).claim == c(1, 3, 2)
+
+    def test_inserted_nodes_are_indexed_once(self):
+        # an unstated static clue as a placeholder: one occurrence, so static merging and eta do not trip over it
+        clue, x = Claim("clue", ((1, 1),), 3), c(1, 2)
+        g = ClaimGraph()
+        b = g.add_claim(x, 0, label="correct")
+        p = g.add_placeholder(clue, needed_by=b, static=True)
+        assert g.occurrences(clue) == (p,) and g.static_restatements() == {}
+        assert eta(g, [x]) == 0.0
+        v = g.add_claim(c(5, 5), 0, before=0)
+        assert g.occurrences(c(5, 5)) == (v,) and g.occurrences(clue) == (1,)
 
     def test_placeholder_needs_existing_conclusion(self):
         with pytest.raises(NotADAGError):
@@ -323,6 +335,9 @@ def built_graphs(draw):
 @given(built_graphs())
 @settings(max_examples=60, deadline=None)
 def test_built_graphs_keep_invariants_and_round_trip(g):
+    # the claim index as built (validate() rebuilds it): every node once, under its claim, in id order
+    for claim in {g.node(v).claim for v in g}:
+        assert g.occurrences(claim) == tuple(v for v in g if g.node(v).claim == claim)
     g.validate()
     assert nx.is_directed_acyclic_graph(g.graph)
     assert list(g) == list(range(len(g)))
