@@ -715,16 +715,21 @@ def parse_verdict(text: str) -> Literal["A", "B", "tie"] | None:
     """
     if not isinstance(text, str):
         return None
-    body = strip_think(text)
+    found = _find_verdict(strip_think(text))
+    return None if found is None else found[0]
+
+
+def _find_verdict(body: str) -> tuple[Literal["A", "B", "tie"], int] | None:
+    """``(verdict, offset of its word in body)`` by :func:`parse_verdict`'s rules (``body``: think blocks removed)."""
     for pat in _VERDICT_PATTERNS:
         found = None
         for found in pat.finditer(body):  # noqa: B007 - keep the last match
             pass
         if found is not None:
-            return _norm_verdict(found.group(1))
+            return _norm_verdict(found.group(1)), found.start(1)
     bare = body.strip().strip(".*:!\"' \n").strip()
     if bare.lower() in ("a", "b", "tie"):
-        return _norm_verdict(bare)
+        return _norm_verdict(bare), body.find(bare)
     return None
 
 
@@ -733,42 +738,85 @@ def _norm_verdict(v: str) -> Literal["A", "B", "tie"]:
     return "tie" if v.lower() == "tie" else ("A" if v.upper() == "A" else "B")  # type: ignore[return-value]
 
 
-def verdict_probability_from_logprobs(logprobs: Sequence[Any] | None) -> float | None:
+def _verdict_token(logprobs: Sequence[Any], verdict: str) -> Any | None:
+    """The logprob entry of the token that wrote ``verdict``: the verdict is read again from the generated tokens'
+    text (:func:`parse_verdict`'s rules) and its word's offset mapped to the token holding it. ``None`` when the
+    tokens' text gives no verdict or another one (e.g. the verdict came from a separate reasoning text)."""
+    texts = [str(getattr(e, "token", "")) for e in logprobs]
+    joined = "".join(texts)
+    body = strip_think(joined)
+    found = _find_verdict(body)
+    if found is None or found[0] != verdict:
+        return None
+    if joined.endswith(body):  # no think block, or one before the reply: body is a suffix
+        at = len(joined) - len(body) + found[1]
+    else:  # think blocks inside the reply: locate the same word by its text after the last think block
+        at = joined.rfind(body[found[1]:])
+        if at < 0:
+            return None
+    pos = 0
+    for entry, t in zip(logprobs, texts, strict=True):
+        if pos <= at < pos + len(t):
+            return entry
+        pos += len(t)
+    return None
+
+
+def verdict_probability_from_logprobs(logprobs: Sequence[Any] | None, verdict: str | None = None) -> float | None:
     """Soft ``P(A better than B)`` from the logprobs at the verdict token.
 
-    The verdict token is the LAST generated token whose text (stripped) is ``A``, ``B`` or ``tie`` (any case for
-    tie). Its top alternatives (and the token itself) give the masses ``p_A``, ``p_B``, ``p_tie`` (tokens whose
-    stripped text matches); the result is ``(p_A + p_tie/2) / (p_A + p_B + p_tie)``.
+    With ``verdict`` (the parsed verdict), the verdict token is the one that wrote it: the verdict is read again
+    from the tokens' text by :func:`parse_verdict`'s rules and located there, so words after the verdict ("Verdict:
+    B\nA places two tents ...") are never taken for it. Without ``verdict``, it is the LAST generated token whose
+    text (stripped) is ``A``, ``B`` or ``tie`` (any case for tie). Its top alternatives (and the token itself) give
+    the masses ``p_A``, ``p_B``, ``p_tie`` (tokens whose stripped text matches); the result is
+    ``(p_A + p_tie/2) / (p_A + p_B + p_tie)``.
 
     Parameters
     ----------
     logprobs : sequence of TokenLogprob, or None
         A sample's per-token logprobs (:class:`reasonshape.training.backends.TokenLogprob`).
+    verdict : {"A", "B", "tie"}, optional
+        The verdict :func:`parse_verdict` read from the reply (what :class:`PairwiseJudge` passes).
 
     Returns
     -------
     float in [0, 1], or None
-        ``None`` when there are no logprobs or no verdict token. Source: reasonshape choice (paper B: "optionally
-        with a confidence").
+        ``None`` when there are no logprobs or no verdict token: no token's text is a verdict word, or, with
+        ``verdict``, the tokens' text does not give that verdict or its token is not a verdict word ("B." as one
+        token); the caller then uses the hard verdict. Source: reasonshape choice (paper B: "optionally with a
+        confidence").
     """
     if not logprobs:
         return None
+    if verdict is not None:
+        entry = _verdict_token(logprobs, verdict)
+        return None if entry is None else _soft_at(entry)
     for entry in reversed(logprobs):
         tok = str(getattr(entry, "token", "")).strip()
         if tok in ("A", "B") or tok.lower() == "tie":
-            cands = dict(getattr(entry, "top", {}) or {})
-            cands.setdefault(getattr(entry, "token", tok), float(entry.logprob))
-            mass = {"A": 0.0, "B": 0.0, "tie": 0.0}
-            for t, lp in cands.items():
-                s = str(t).strip()
-                key = s if s in ("A", "B") else ("tie" if s.lower() == "tie" else None)
-                if key is not None and lp is not None and math.isfinite(lp):
-                    mass[key] += math.exp(lp)
-            total = mass["A"] + mass["B"] + mass["tie"]
-            if total <= 0:
-                return None
-            return (mass["A"] + 0.5 * mass["tie"]) / total
+            return _soft_at(entry)
     return None
+
+
+def _soft_at(entry: Any) -> float | None:
+    """``(p_A + p_tie/2) / (p_A + p_B + p_tie)`` at one token's logprobs; ``None`` when the token is no verdict word
+    or the masses are zero."""
+    tok = str(getattr(entry, "token", "")).strip()
+    if not (tok in ("A", "B") or tok.lower() == "tie"):
+        return None
+    cands = dict(getattr(entry, "top", {}) or {})
+    cands.setdefault(getattr(entry, "token", tok), float(entry.logprob))
+    mass = {"A": 0.0, "B": 0.0, "tie": 0.0}
+    for t, lp in cands.items():
+        s = str(t).strip()
+        key = s if s in ("A", "B") else ("tie" if s.lower() == "tie" else None)
+        if key is not None and lp is not None and math.isfinite(lp):
+            mass[key] += math.exp(lp)
+    total = mass["A"] + mass["B"] + mass["tie"]
+    if total <= 0:
+        return None
+    return (mass["A"] + 0.5 * mass["tie"]) / total
 
 
 def _completion_text(completion: Any) -> tuple[str, str | None]:
@@ -952,7 +1000,7 @@ class PairwiseJudge:
     def outcome(self, sample: Any) -> JudgeOutcome:
         """Turn one judge reply (a :class:`~reasonshape.training.backends.Sample`) into a :class:`JudgeOutcome`."""
         verdict = parse_verdict(sample.text) or parse_verdict(sample.reasoning_text or "")
-        soft = verdict_probability_from_logprobs(sample.logprobs) if verdict is not None else None
+        soft = verdict_probability_from_logprobs(sample.logprobs, verdict) if verdict is not None else None
         if soft is not None:
             return JudgeOutcome(float(soft), verdict, True)
         if verdict is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from types import SimpleNamespace
 
 import choix
 import networkx as nx
@@ -380,6 +381,38 @@ class TestVerdictParsing:
         assert verdict_probability_from_logprobs(lps) == pytest.approx(0.75)
         assert verdict_probability_from_logprobs(None) is None
         assert verdict_probability_from_logprobs((TokenLogprob("x", -1.0, {}),)) is None
+
+    @staticmethod
+    def _reply(*tokens: str, verdict_at: int, p_a: float) -> tuple:
+        """Logprobs of a reply written token by token; the token at ``verdict_at`` has A / B masses p_a, 1 - p_a;
+        every other token is certain."""
+        top = {" A": math.log(p_a), " B": math.log(1 - p_a)}
+        return tuple(TokenLogprob(t, top[t] if i == verdict_at else 0.0, top if i == verdict_at else {})
+                     for i, t in enumerate(tokens))
+
+    @pytest.mark.parametrize("tokens, verdict_at, p_a, verdict", [
+        # words after the verdict line that are verdict letters too: the verdict's own token decides
+        (("Verdict", ":", " B", "\n", "A", " places", " two", " tents"), 2, 0.1, "B"),
+        (("Verdict", ":", " A", "\n", "B", " is", " weaker", "."), 2, 0.8, "A"),
+        # a think block before the reply, which names the other candidate
+        (("<think>", "Verdict", ":", " A", "?", "</think>", "Verdict", ":", " B"), 8, 0.3, "B"),
+    ])
+    def test_soft_probability_is_read_at_the_parsed_verdict(self, tokens, verdict_at, p_a, verdict):
+        lps = self._reply(*tokens, verdict_at=verdict_at, p_a=p_a)
+        text = "".join(tokens)
+        assert parse_verdict(text) == verdict
+        assert verdict_probability_from_logprobs(lps, verdict) == pytest.approx(p_a)
+        judge = PairwiseJudge(backend=SimpleNamespace(generate=None))
+        out = judge.outcome(Sample(text, None, 0, len(tokens), "stop", lps))
+        assert (out.verdict, out.soft) == (verdict, True) and out.p_first == pytest.approx(p_a)
+
+    def test_tokens_that_do_not_give_the_parsed_verdict_leave_the_hard_one(self):
+        # the verdict came from the separate reasoning text; the reply's tokens hold none: no soft value
+        lps = self._reply("I", " pick", " A", verdict_at=2, p_a=0.9)
+        assert verdict_probability_from_logprobs(lps, "B") is None
+        judge = PairwiseJudge(backend=SimpleNamespace(generate=None))
+        out = judge.outcome(Sample("I pick", "Verdict: B", 0, 3, "stop", lps))
+        assert (out.verdict, out.soft, out.p_first) == ("B", False, 0.0)
 
 
 class TestCandidateRendering:
