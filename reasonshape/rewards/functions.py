@@ -497,6 +497,11 @@ class RewardScorer:
         self.scorer = scorer if scorer is not None else Scorer(extract=extract, llm_backend=llm_backend)
         self.judge_settings = judge
         self.num_generations = num_generations
+        if judge is not None and num_generations == 2 and judge.aggregation == "pagerank":
+            warnings.warn("self-preference with num_generations=2 and aggregation='pagerank' is 0 for every "
+                          "completion: on two candidates the row-normalised PageRank is uniform whatever the judge "
+                          "says (docs/backends_su.md); use aggregation='rank_centrality' (su_aggregation in configs) "
+                          "or num_generations >= 3", RewardWarning, stacklevel=2)
         self._lock = threading.RLock()
         self._batch: _Batch | None = None
         self._judge = None  # PairwiseJudge, built lazily or bound live
@@ -1008,7 +1013,10 @@ def get_eta_reward(scorer: RewardScorer | None = None, only_correct: bool = True
         Only a correct answer earns eta; a wrong one gets 0.0 (default True: paper A shows eta alone rewards
         skipping verification, reasonshape choice).
     undefined : float
-        Value in [0, 1] when eta is undefined (|V| <= |C*|: e.g. a bare answer with no reasoning), default 0.0.
+        Value in [0, 1] when eta is undefined (|V| < 2 or |V| <= |C*|: a completion stating no more claims than
+        the solution has, such as one that lists only some solution cells), default 0.0. A bare answer with no
+        reasoning is not such a case: its answer grid is read as one claim per cell, a graph without edges whose
+        eta is 0.0.
 
     Returns
     -------

@@ -359,6 +359,18 @@ class TestFindGroups:
             find_groups(prompts, None)
         assert find_groups(["a"] * 4 + ["b"] * 4, None) == [(0, 4), (4, 8)]
 
+    @pytest.mark.parametrize("g, aggregation, warned", [(2, "pagerank", True), (2, "rank_centrality", False),
+                                                         (3, "pagerank", False), (None, "pagerank", False)])
+    def test_two_generations_with_pagerank_warn_that_self_preference_is_constant(self, g, aggregation, warned):
+        # on two candidates the row-normalised PageRank is uniform: N * pi - 1 = 0 whatever the judge says
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            RewardScorer(judge=JudgeSettings(kind="policy", aggregation=aggregation), num_generations=g)
+        msgs = [str(x.message) for x in w if issubclass(x.category, F.RewardWarning)]
+        assert bool(msgs) is warned
+        if warned:
+            assert "num_generations=2 and aggregation='pagerank' is 0 for every completion" in msgs[0]
+
     def test_num_generations_from_env(self):
         assert F.num_generations_from_env({}) is None
         assert F.num_generations_from_env({"REASONSHAPE_NUM_GENERATIONS": "4"}) == 4
