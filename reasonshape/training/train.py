@@ -52,7 +52,9 @@ __all__ = [
     "COMPARISON_FILE",
 ]
 
-#: File written into ``output_dir`` at the end of a run (read by ``reasonshape ablate``).
+#: File written into ``output_dir`` at the end of a run (read by ``reasonshape ablate``): ``completed``, ``config``,
+#: ``runtime_s``, ``global_step``, ``final_metrics``, ``reward_funcs``, ``reward_weights``, ``shaping_weights``,
+#: ``settings`` (every field the run trained with, :func:`run_settings`) and TRL's ``log_history``.
 RESULT_FILE = "reasonshape_result.json"
 #: The ablation's comparison table, written into ``--out``.
 COMPARISON_FILE = "comparison.md"
@@ -580,7 +582,7 @@ def _write_result(result: TrainResult, rs: ReasonshapeArguments, grpo: Any, conf
         "completed": True, "config": config_path, "runtime_s": result.runtime_s, "global_step": result.global_step,
         "final_metrics": result.final_metrics, "reward_funcs": rs.reward_funcs,
         "reward_weights": grpo.reward_weights, "shaping_weights": asdict(rs.weights),
-        "reasonshape_args": {k: v for k, v in rs.to_dict().items()}, "settings": settings,
+        "settings": settings,
         "log_history": result.log_history,
     }
     (out / RESULT_FILE).write_text(json.dumps(record, indent=1, default=str))

@@ -379,6 +379,10 @@ class TestGrpoCpuRun:
         assert rec["completed"] and rec["global_step"] == 2
         assert rec["reward_weights"] == [1.0, 0.0, 0.0, 0.0, 0.0]
         assert rec["final_metrics"]["rewards/accuracy_reward/mean"] == pytest.approx(0.5)
+        assert set(rec) == {"completed", "config", "runtime_s", "global_step", "final_metrics", "reward_funcs",
+                            "reward_weights", "shaping_weights", "settings", "log_history"}
+        assert set(rec["settings"]) == {"reasonshape", "grpo", "model"}
+        assert rec["settings"]["reasonshape"]["reward_funcs"] == rec["reward_funcs"]
 
 
 @pytest.mark.slow
