@@ -54,6 +54,7 @@ import threading
 import time
 import warnings
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -947,10 +948,12 @@ def _warn_batch(b: _Batch) -> None:
     cannot be rebuilt (every reward returns None for them), and a batch where no completion has a final answer
     but some wrote ``<answer>`` only inside their reasoning (the signature of a server that puts whole replies into
     ``reasoning_content``, or of a model that never closes its ``<think>``)."""
-    errs = {s.error for s in b.scores if s.error is not None}
+    errs = Counter(s.error for s in b.scores if s.error is not None)
     if errs:
-        _warn(f"{sum(s.error is not None for s in b.scores)} completion(s) cannot be judged, the instance cannot be "
-              f"rebuilt ({sorted(errs)[0]}); every reward returns None for them")
+        causes = "; ".join(f"{e} (x{k})" if k > 1 else e for e, k in sorted(errs.items())[:3])
+        more = f"; and {len(errs) - 3} other cause(s)" if len(errs) > 3 else ""
+        _warn(f"{errs.total()} completion(s) cannot be judged, the instance cannot be rebuilt ({causes}{more}); "
+              "every reward returns None for them")
     ok = [s for s in b.scores if s.error is None]
     drafts = sum(s.answer_in_reasoning for s in ok)
     if drafts and not any(s.has_answer_block for s in ok):

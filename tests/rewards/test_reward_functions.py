@@ -191,10 +191,14 @@ class TestAccuracyReward:
     def test_unknown_puzzle_or_bad_game_id_gives_none_with_warning(self, name, first):
         # every reward warns, used alone too (the warning comes once per scored batch, not from one reward)
         f = get_reward_functions([name])[0]
-        with pytest.warns(RewardWarning, match="cannot be rebuilt"):
-            got = call(f, [block(CORRECT)] * 3, puzzle=["tents", "nopuzzle", "tents"],
-                       game_id=[GID, GID, "6x6de:zz"])
-        assert got == [pytest.approx(first), None, None]
+        with pytest.warns(RewardWarning, match="cannot be rebuilt") as w:
+            got = call(f, [block(CORRECT)] * 4, puzzle=["tents", "nopuzzle", "tents", "nopuzzle"],
+                       game_id=[GID, GID, "6x6de:zz", GID])
+        assert got == [pytest.approx(first), None, None, None]
+        # both causes are named, the repeated one with its count
+        msg = next(str(x.message) for x in w if "cannot be rebuilt" in str(x.message))
+        assert msg.startswith("3 completion(s) cannot be judged") and "GameIdError" in msg
+        assert "UnknownPuzzleError" in msg and "(x2)" in msg
 
     def test_extra_kwargs_are_ignored(self):
         got = call(get_accuracy_reward(), [block(CORRECT)], level=["easy"], completion_ids=[[1, 2, 3]],
