@@ -399,7 +399,14 @@ class Loopy(Puzzle):
 
     # ----------------------------------------------------------------- claims
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
-        """Edge claims against the solution, clue claims against the instance."""
+        """Edge claims against the solution, clue claims against the instance.
+
+        Raises
+        ------
+        ClaimError
+            Unknown kind, dots or a cell off the grid, dots that are not neighbours, or a clue claim whose value is
+            not an integer 0..4 (for either polarity).
+        """
         p = instance.params
         if claim.kind == "edge":
             return (self.solution_value(instance, solution, self._edge_key(instance, claim.cells)) == 1) \
@@ -408,6 +415,7 @@ class Loopy(Puzzle):
             if len(claim.cells) != 1:
                 raise ClaimError(f"loopy: a clue claim names one cell, got {claim.cells}")
             self._check_cell(instance, claim.cells[0], p.h, p.w)
+            self._claim_number(claim, 0, 4, "a clue")
             r, c = claim.cells[0]
             return (instance.data[r - 1][c - 1] == claim.value) == claim.positive
         raise ClaimError(f"loopy: unknown claim kind {claim.kind!r}; known: {self.CLAIM_KINDS}")
