@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import numbers
 import os
 import random
 import shutil
@@ -572,6 +573,21 @@ class Puzzle(ABC):
         r, c = cell
         if not (1 <= r <= rows and 1 <= c <= cols):
             raise ClaimError(f"{self.name}: cell {tuple(cell)} is outside the {rows}x{cols} grid")
+
+    def _claim_number(self, claim: Claim, lo: int, hi: int | None, what: str) -> int:
+        """``claim.value`` when it is an integer (not a bool) in ``lo..hi`` (``hi=None``: no upper bound). Raises
+        :class:`ClaimError` "<puzzle>: <kind> claims need <what> lo..hi, got <value>" otherwise: a value outside the
+        vocabulary (``"3"``, ``99``) is no statement about the instance, for either polarity."""
+        v = claim.value
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo or (hi is not None and v > hi):
+            span = f">= {lo}" if hi is None else f"{lo}..{hi}"
+            raise ClaimError(f"{self.name}: {claim.kind} claims need {what} {span}, got {v!r}")
+        return int(v)
+
+    def _claim_no_value(self, claim: Claim) -> None:
+        """Raise :class:`ClaimError` unless ``claim.value`` is ``None`` (kinds that assert no value)."""
+        if claim.value is not None:
+            raise ClaimError(f"{self.name}: {claim.kind} claims take no value, got {claim.value!r}")
 
     def __repr__(self) -> str:
         return f"<puzzle {self.name}>"

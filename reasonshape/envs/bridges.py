@@ -441,7 +441,14 @@ class BridgesPuzzle(Puzzle):
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """``bridge``: the pair's count equals ``value``; ``island``: the instance's island has that number
-        (static). Raises :class:`ClaimError` for another kind, a wrong cell count, or an off-grid cell."""
+        (static).
+
+        Raises
+        ------
+        ClaimError
+            For either polarity: another kind, a wrong cell count, an off-grid cell, a bridge count that is not an
+            integer ``0..maxb``, an island number that is not an integer ``1..16`` (what a desc can write).
+        """
         p = instance.params
         if claim.kind not in self.CLAIM_KINDS:
             raise ClaimError(f"bridges: unknown claim kind {claim.kind!r}; known: {self.CLAIM_KINDS}")
@@ -450,11 +457,13 @@ class BridgesPuzzle(Puzzle):
         if claim.kind == "bridge":
             if len(claim.cells) != 2:
                 raise ClaimError(f"bridges: a bridge claim names two islands, got {claim.cells}")
+            self._claim_number(claim, 0, p.maxb, "a number of bridges")
             a, b = claim.cells
             truth = dict(solution).get((min(a, b), max(a, b)), 0) == claim.value
         else:
             if len(claim.cells) != 1:
                 raise ClaimError(f"bridges: an island claim names one cell, got {claim.cells}")
+            self._claim_number(claim, 1, 16, "an island number")
             truth = instance.data.islands.get(claim.cells[0]) == claim.value
         return truth if claim.positive else not truth
 

@@ -301,13 +301,21 @@ class FillingPuzzle(Puzzle):
 
     # ----------------------------------------------------------------- claims
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
-        """Whether the cell holds the claimed number. Raises :class:`ClaimError` for another kind or cell."""
+        """Whether the cell holds the claimed number.
+
+        Raises
+        ------
+        ClaimError
+            Another kind, not one cell, a cell off the grid, or a value that is not an integer ``1..N`` (``N`` =
+            :func:`max_number`; ``"3"``, ``99``), for either polarity.
+        """
         if claim.kind != "value":
             raise ClaimError(f"filling: unknown claim kind {claim.kind!r}; known: {self.CLAIM_KINDS}")
         if len(claim.cells) != 1:
             raise ClaimError(f"filling: a value claim is about one cell, got {claim.cells}")
         r, c = claim.cells[0]
         self._check_cell(instance, (r, c), instance.params.h, instance.params.w)
+        self._claim_number(claim, 1, max_number(instance.params), "a number")
         truth = solution[r - 1][c - 1] == claim.value
         return truth if claim.positive else not truth
 

@@ -607,15 +607,26 @@ class Keen(Puzzle):
             raise ClaimError("keen: a claim needs at least one cell")
         for cell in claim.cells:
             self._check_cell(instance, cell, w, w)
-        if claim.kind == "value" and len(claim.cells) != 1:
-            raise ClaimError(f"keen: a value claim has one cell, got {claim.cells}")
-        if claim.kind == "cage" and not (isinstance(claim.value, tuple) and len(claim.value) == 2
-                                         and claim.value[0] in _OP_LETTER):
-            raise ClaimError(f"keen: a cage claim's value is (op, target) with op in + - * /, got {claim.value!r}")
+        if claim.kind == "value":
+            if len(claim.cells) != 1:
+                raise ClaimError(f"keen: a value claim has one cell, got {claim.cells}")
+            self._claim_number(claim, 1, w, "a number")
+        v = claim.value
+        if claim.kind == "cage" and not (isinstance(v, tuple) and len(v) == 2 and v[0] in _OP_LETTER
+                                         and isinstance(v[1], int) and not isinstance(v[1], bool) and v[1] >= 1):
+            raise ClaimError(f"keen: a cage claim's value is (op, target) with op in + - * / and a target >= 1, "
+                             f"got {v!r}")
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """Value claims: the cell's number in ``solution``; cage claims: whether the puzzle has that cage with
-        that clue (static). Raises :class:`ClaimError` for claims outside the vocabulary."""
+        that clue (static).
+
+        Raises
+        ------
+        ClaimError
+            A claim outside the vocabulary: unknown kind, no cell or a cell off the grid, a value claim that is not
+            one cell and an integer 1..w (``"3"``, ``99``), a cage value that is not ``(op, target)`` with ``op`` in
+            ``+ - * /`` and an integer target >= 1; for either polarity."""
         self._validate_claim(instance, claim)
         if claim.kind == "value":
             (r, c), = claim.cells

@@ -564,13 +564,15 @@ class Lightup(Puzzle):
         self._check_cell(instance, claim.cells[0], h, w)
         if claim.kind == "value" and claim.value not in (LIGHT, EMPTY):
             raise ClaimError(f"lightup: value claims take 'L' or '.', got {claim.value!r}")
-        if claim.kind == "clue" and (not isinstance(claim.value, int) or not 0 <= claim.value <= 4):
-            raise ClaimError(f"lightup: clue claims take a number 0..4, got {claim.value!r}")
+        if claim.kind == "clue":
+            self._claim_number(claim, 0, 4, "a number")
         if claim.kind == "black" and claim.value is not None:
             raise ClaimError(f"lightup: black claims take no value, got {claim.value!r}")
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
-        """Value claims: the cell's symbol in ``solution``; black and clue claims: facts of the puzzle."""
+        """Value claims: the cell's symbol in ``solution``; black and clue claims: facts of the puzzle. Raises
+        :class:`ClaimError` for a claim outside the vocabulary (unknown kind, not one cell, a cell off the grid, a
+        value other than ``L`` / ``.``, a clue that is not an integer 0..4, a black claim with a value)."""
         self._validate_claim(instance, claim)
         r, c = claim.cells[0]
         given = instance.data.cells[r - 1][c - 1]

@@ -61,10 +61,11 @@ hard       ``7x7t0dt``    7x7, minimal clue set (no clue can be removed)
 =========  =============  =================================================================
 
 The native generator grows a random simply connected set of cells (the complement stays connected to the outside
-and no two cells of the set touch only at a corner), takes its boundary as the loop, writes every clue, then
-removes clues in random order while CP-SAT proves the solution unique, down to the clue density of the difficulty
-letter (``e`` 50%, ``n`` 35%, ``t``/``h`` minimal). Difficulty comes from grid size and clue density, never from
-rule changes (reasonshape choice).
+and no two cells of the set touch only at a corner), takes its boundary as the loop, writes every clue (a loop
+whose full clue set CP-SAT finds another solution for is redrawn, about 1% of 3x3 loops), then removes clues in
+random order while CP-SAT proves the solution unique, down to the clue density of the difficulty letter (``e``
+50%, ``n`` 35%, ``t``/``h`` minimal). Difficulty comes from grid size and clue density, never from rule changes
+(reasonshape choice).
 """
 
 from __future__ import annotations
@@ -99,13 +100,15 @@ from reasonshape.envs.base import (
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
 
 __all__ = ["LoopyParams", "Loopy", "PUZZLE"]
 
 _DIFFS = {"e": "easy", "n": "normal", "t": "tricky", "h": "hard"}
 #: Fraction of cells kept as clues by the native generator, per difficulty letter (reasonshape choice).
 _KEEP = {"e": 0.5, "n": 0.35, "t": 0.0, "h": 0.0}
+#: Random loops the native generator draws before giving up on one whose full clue set is unique.
+_MAX_LOOPS = 100
 _H_ON, _V_ON, _OFF = "-", "|", "."
 _H_TOKENS = {"-": 1, "—": 1, "─": 1, ".": 0, "x": 0, "X": 0}
 _V_TOKENS = {"|": 1, "│": 1, ".": 0, "x": 0, "X": 0}
@@ -213,9 +216,25 @@ class Loopy(Puzzle):
 
     # ----------------------------------------------------------------- generation
     def _generate(self, params: LoopyParams, rng: random.Random) -> Instance:
+        """Native generator (see the module docstring): a random loop whose full clue set CP-SAT proves unique
+        (a loop whose every clue still allows another loop, e.g. ``3x3t0de:123222321``, is redrawn, up to
+        ``_MAX_LOOPS`` times), then clue removal down to the difficulty's density.
+
+        Raises
+        ------
+        GenerationError
+            No loop with a unique full clue set within ``_MAX_LOOPS`` draws (or no random loop at all).
+        """
         w, h = params.w, params.h
-        sol = random_loop(w, h, rng)
-        clues = [list(row) for row in all_clues(sol, w, h)]
+        cuts: list = []
+        for _ in range(_MAX_LOOPS):
+            sol = random_loop(w, h, rng)
+            clues = [list(row) for row in all_clues(sol, w, h)]
+            # Checked before any further draw from rng, so a loop that was unique already yields the same instance.
+            if not has_other_solution(w, h, clues, sol, cuts):
+                break
+        else:
+            raise GenerationError(f"loopy: no loop with a unique full clue set on {w}x{h} in {_MAX_LOOPS} draws")
         cells = [(r, c) for r in range(h) for c in range(w)]
         rng.shuffle(cells)
         floor = int(round(_KEEP[params.diff] * len(cells)))
@@ -380,7 +399,14 @@ class Loopy(Puzzle):
 
     # ----------------------------------------------------------------- claims
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
-        """Edge claims against the solution, clue claims against the instance."""
+        """Edge claims against the solution, clue claims against the instance.
+
+        Raises
+        ------
+        ClaimError
+            Unknown kind, dots or a cell off the grid, dots that are not neighbours, or a clue claim whose value is
+            not an integer 0..4 (for either polarity).
+        """
         p = instance.params
         if claim.kind == "edge":
             return (self.solution_value(instance, solution, self._edge_key(instance, claim.cells)) == 1) \
@@ -389,6 +415,7 @@ class Loopy(Puzzle):
             if len(claim.cells) != 1:
                 raise ClaimError(f"loopy: a clue claim names one cell, got {claim.cells}")
             self._check_cell(instance, claim.cells[0], p.h, p.w)
+            self._claim_number(claim, 0, 4, "a clue")
             r, c = claim.cells[0]
             return (instance.data[r - 1][c - 1] == claim.value) == claim.positive
         raise ClaimError(f"loopy: unknown claim kind {claim.kind!r}; known: {self.CLAIM_KINDS}")

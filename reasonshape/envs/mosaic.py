@@ -349,7 +349,8 @@ class Mosaic(Puzzle):
         Raises
         ------
         ClaimError
-            Unknown kind, a cell off the grid, or a value outside ``#``/``.`` (value claims).
+            Unknown kind, a cell off the grid, a value outside ``#``/``.`` (value claims) or a clue that is not an
+            integer 0..9 (clue claims).
         """
         p: MosaicParams = instance.params
         if claim.kind not in self.CLAIM_KINDS or len(claim.cells) != 1:
@@ -357,6 +358,7 @@ class Mosaic(Puzzle):
         self._check_cell(instance, claim.cells[0], p.h, p.w)
         (r, c), = claim.cells
         if claim.kind == "clue":
+            self._claim_number(claim, 0, 9, "a clue")
             return (instance.data.clues[r - 1][c - 1] == claim.value) == claim.positive
         if claim.value not in ("#", "."):
             raise ClaimError(f"mosaic: a cell is '#' (black) or '.' (white), got {claim.value!r}")

@@ -19,7 +19,9 @@ wires point to after rotation with the letters ``U`` (up), ``R`` (right), ``D`` 
 (``UD`` = vertical straight, ``RD`` = corner right-down, ``URL`` = T without a down wire, ``URDL`` = cross, ``.``
 = empty tile). Solution value: tuple of row tuples of ints (the tile bitmasks after rotation).
 
-Claims: ``value`` claims "(r,c) is RD" (``value`` = the rotated tile's bitmask), ``link`` claims "(1,1) is linked
+Claims: ``value`` claims "(r,c) is RD" (``value`` = the rotated tile's bitmask, an int ``0..15`` with the desc's
+bits 1 right, 2 up, 4 left, 8 down: ``Claim("value", ((1, 1),), 8)`` is "(1,1) is D"; the letter token ``"D"`` is how
+a trace writes it, not a claim value, and raises :class:`ClaimError`), ``link`` claims "(1,1) is linked
 to (1,2)" (``cells`` = two neighbouring cells; ``positive=False``: "is not linked to"), static ``piece`` claims
 "(2,3) holds a corner piece" (:meth:`given_claims`). C* = one ``value`` claim per tile that has more than one
 distinct orientation, stating its orientation (the others, cross and empty tiles, are given).
@@ -61,7 +63,7 @@ from reasonshape.envs.base import (
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
-__all__ = ["NetParams", "NetData", "NetPuzzle", "PUZZLE", "rotations", "mask_token"]
+__all__ = ["NetParams", "NetData", "NetPuzzle", "PUZZLE", "PIECES", "rotations", "mask_token"]
 
 R, U, L, D = 1, 2, 4, 8
 _DELTA = {R: (0, 1), U: (-1, 0), L: (0, -1), D: (1, 0)}
@@ -101,6 +103,10 @@ def mask_token(mask: int) -> str:
     """The answer token of a tile bitmask (``0..15``): its wire directions as letters in the order U, R, D, L
     (``"RD"`` for 1 + 8), ``"."`` for an empty tile. Parsing accepts the letters in any order."""
     return "".join(_LETTER[d] for d in (U, R, D, L) if mask & d) or "."
+
+
+#: The shapes a ``piece`` claim names (:func:`_piece`).
+PIECES = ("empty", "end", "straight", "corner", "T", "cross")
 
 
 def _piece(mask: int) -> str:
@@ -464,7 +470,15 @@ class NetPuzzle(Puzzle):
     # ----------------------------------------------------------------- claims
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """``value``: the cell's rotated tile; ``link``: whether two neighbouring cells are joined by a wire;
-        ``piece``: the given tile's shape (static). Raises :class:`ClaimError` outside the vocabulary."""
+        ``piece``: the given tile's shape (static).
+
+        Raises
+        ------
+        ClaimError
+            A claim outside the vocabulary, for either polarity: unknown kind, a cell off the grid, a wrong number
+            of cells, cells that are not neighbours, a value that is not a bitmask ``0..15`` (an int; the answer
+            token ``"D"`` is trace text, its value is ``8``), a piece not in ``PIECES``, a link claim with a value.
+        """
         p, d = instance.params, instance.data
         if claim.kind not in self.CLAIM_KINDS:
             raise ClaimError(f"net: unknown claim kind {claim.kind!r}; known: {self.CLAIM_KINDS}")
@@ -473,6 +487,7 @@ class NetPuzzle(Puzzle):
         if claim.kind == "link":
             if len(claim.cells) != 2:
                 raise ClaimError(f"net: a link claim names two cells, got {claim.cells}")
+            self._claim_no_value(claim)
             a, b = ((x - 1, y - 1) for x, y in claim.cells)
             dd = _dir(a, b, p.w, p.h, p.wrapping)
             if dd is None:
@@ -482,6 +497,10 @@ class NetPuzzle(Puzzle):
         else:
             if len(claim.cells) != 1:
                 raise ClaimError(f"net: a {claim.kind} claim names one cell, got {claim.cells}")
+            if claim.kind == "value":
+                self._claim_number(claim, 0, 15, "a tile bitmask (1 right, 2 up, 4 left, 8 down)")
+            elif claim.value not in PIECES:
+                raise ClaimError(f"net: piece claims need one of {PIECES}, got {claim.value!r}")
             r, c = claim.cells[0]
             truth = (solution[r - 1][c - 1] == claim.value if claim.kind == "value"
                      else _piece(d.tiles[r - 1][c - 1]) == claim.value)

@@ -375,7 +375,8 @@ class RangePuzzle(Puzzle):
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """``value``: the cell's colour; ``clue``: whether the instance has that clue (static, same for every
-        solution). Raises :class:`ClaimError` for other kinds or off-grid cells."""
+        solution). Raises :class:`ClaimError` for other kinds, off-grid cells, a value outside ``B``/``W`` or a clue
+        that is not an integer ``1..W+H-1``."""
         if claim.kind not in self.CLAIM_KINDS:
             raise ClaimError(f"range: unknown claim kind {claim.kind!r}; known: {self.CLAIM_KINDS}")
         r, c = self._cell(instance, claim)
@@ -384,6 +385,7 @@ class RangePuzzle(Puzzle):
                 raise ClaimError(f"range: value must be 'B' or 'W', got {claim.value!r}")
             truth = solution[r - 1][c - 1] == claim.value
         else:
+            self._claim_number(claim, 1, instance.params.w + instance.params.h - 1, "a clue")
             truth = instance.data[r - 1][c - 1] == claim.value
         return truth if claim.positive else not truth
 

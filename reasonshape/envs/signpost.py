@@ -340,13 +340,22 @@ class Signpost(Puzzle):
 
     # ----------------------------------------------------------------- claims
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
-        """Value and link claims against the solution, arrow claims against the instance."""
+        """Value and link claims against the solution, arrow claims against the instance.
+
+        Raises
+        ------
+        ClaimError
+            A claim outside the vocabulary, for either polarity: unknown kind, a cell off the grid, a wrong number
+            of cells, a value that is not an integer ``1..W*H`` (``"3"``, ``99``), an arrow not in ``DIRS``, a
+            link claim with a value (it takes ``None``).
+        """
         p, d = instance.params, instance.data
         for cell in claim.cells:
             self._check_cell(instance, cell, p.h, p.w)
         if claim.kind == "value":
             if len(claim.cells) != 1:
                 raise ClaimError(f"signpost: a value claim names one cell, got {claim.cells}")
+            self._claim_number(claim, 1, p.w * p.h, "a number")
             (r, c), = claim.cells
             return (solution[r - 1][c - 1] == claim.value) == claim.positive
         if claim.kind == "arrow":
@@ -357,6 +366,7 @@ class Signpost(Puzzle):
         if claim.kind == "link":
             if len(claim.cells) != 2:
                 raise ClaimError(f"signpost: a link claim names two cells, got {claim.cells}")
+            self._claim_no_value(claim)
             (r1, c1), (r2, c2) = claim.cells
             return (solution[r2 - 1][c2 - 1] == solution[r1 - 1][c1 - 1] + 1) == claim.positive
         raise ClaimError(f"signpost: unknown claim kind {claim.kind!r}; known: {self.CLAIM_KINDS}")

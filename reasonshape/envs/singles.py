@@ -401,7 +401,8 @@ class Singles(Puzzle):
         Raises
         ------
         ClaimError
-            Unknown kind, a cell off the grid, or a value outside ``B``/``W`` (value claims).
+            Unknown kind, a cell off the grid, a value outside ``B``/``W`` (value claims) or a number that is not an
+            integer ``1..max(W, H)`` (number claims).
         """
         p: SinglesParams = instance.params
         if claim.kind not in self.CLAIM_KINDS or len(claim.cells) != 1:
@@ -409,6 +410,7 @@ class Singles(Puzzle):
         self._check_cell(instance, claim.cells[0], p.h, p.w)
         (r, c), = claim.cells
         if claim.kind == "number":
+            self._claim_number(claim, 1, max(p.w, p.h), "a number")
             return (instance.data.nums[r - 1][c - 1] == claim.value) == claim.positive
         if claim.value not in ("B", "W"):
             raise ClaimError(f"singles: a cell is 'B' (black) or 'W' (white), got {claim.value!r}")

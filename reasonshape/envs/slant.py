@@ -320,7 +320,9 @@ class Slant(Puzzle):
 
     # ----------------------------------------------------------------- claims
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
-        """Value claims against the solution; clue claims against the instance (static facts)."""
+        """Value claims against the solution; clue claims against the instance (static facts). Raises
+        :class:`ClaimError` for an unknown kind, a cell or point off the grid, a value other than ``\\`` / ``/``
+        or a clue that is not an integer 0..4."""
         p = instance.params
         if claim.kind == "value":
             if len(claim.cells) != 1:
@@ -334,6 +336,7 @@ class Slant(Puzzle):
             if len(claim.cells) != 1:
                 raise ClaimError(f"slant: a clue claim names one point, got {claim.cells}")
             self._check_cell(instance, claim.cells[0], p.h + 1, p.w + 1)
+            self._claim_number(claim, 0, 4, "a clue")
             r, c = claim.cells[0]
             return (instance.data[r - 1][c - 1] == claim.value) == claim.positive
         raise ClaimError(f"slant: unknown claim kind {claim.kind!r}; known: {self.CLAIM_KINDS}")

@@ -540,6 +540,7 @@ class Solo(Puzzle):
             raise ClaimError(f"solo: a value claim names exactly one cell, got {claim.cells}")
         n = instance.params.n
         self._check_cell(instance, claim.cells[0], n, n)
+        self._claim_number(claim, 1, n, "a digit")
         return claim.cells[0]
 
     def claim_holds(self, instance: Instance, solution, claim: Claim) -> bool | None:
@@ -548,7 +549,8 @@ class Solo(Puzzle):
         Raises
         ------
         ClaimError
-            Unknown kind or a cell off the grid.
+            Unknown kind, a cell off the grid, or a value that is not an integer 1..n (``"3"``, ``99``), for either
+            polarity.
         """
         r, c = self._cell_of(instance, claim)
         return (solution[r - 1][c - 1] == claim.value) == claim.positive
@@ -565,10 +567,10 @@ class Solo(Puzzle):
         Raises
         ------
         ClaimError
-            A claim outside the vocabulary (unknown kind, cell off the grid).
+            A claim outside the vocabulary (unknown kind, cell off the grid, a value not an integer 1..n).
         """
         r, c = self._cell_of(instance, claim)
-        if self.solve(instance, 2).unique or not isinstance(claim.value, int) or isinstance(claim.value, bool):
+        if self.solve(instance, 2).unique:
             return super().verify_claim(instance, claim)
         found = []
         for want in (True, False):

@@ -572,8 +572,7 @@ class Towers(Puzzle):
             raise ClaimError(f"towers: a {claim.kind} claim names exactly one cell, got {claim.cells}")
         self._check_cell(instance, claim.cells[0], w, w)
         if claim.kind == "value":
-            if not isinstance(claim.value, int) or not 1 <= claim.value <= w:
-                raise ClaimError(f"towers: value claims need a height 1..{w}, got {claim.value!r}")
+            self._claim_number(claim, 1, w, "a height")
         else:
             v = claim.value
             if not (isinstance(v, tuple) and len(v) == 2 and v[0] in SIDES and isinstance(v[1], int)):
@@ -581,7 +580,9 @@ class Towers(Puzzle):
             _clue_index(w, v[0], claim.cells[0])
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
-        """Value claims: the cell's height; visible claims: the number of towers seen from that side."""
+        """Value claims: the cell's height; visible claims: the number of towers seen from that side. Raises
+        :class:`ClaimError` for a claim outside the vocabulary (unknown kind, not one cell, a cell off the grid, a
+        height that is not an integer 1..w, a visible value that is not ``(side, count)`` at that side's clue)."""
         self._validate_claim(instance, claim)
         w = instance.params.w
         if claim.kind == "value":

@@ -452,7 +452,9 @@ class Tracks(Puzzle):
 
     # ----------------------------------------------------------------- claims
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
-        """Cell, track and edge claims against the solution; counts, entrance and exit against the instance."""
+        """Cell, track and edge claims against the solution; counts, entrance and exit against the instance.
+        Raises :class:`ClaimError` for an unknown kind, a cell off the grid, a wrong number of cells, a cell value
+        outside ``.`` and the pieces, or a count that is not an integer >= 0."""
         p, d = instance.params, instance.data
         for cell in claim.cells:
             self._check_cell(instance, cell, p.h, p.w)
@@ -471,6 +473,8 @@ class Tracks(Puzzle):
             a, b = self._edge(claim.cells)
             side = "R" if a[0] == b[0] else "D"
             return (side in solution[a[0] - 1][a[1] - 1]) == claim.positive
+        if k in ("row_count", "col_count"):
+            self._claim_number(claim, 0, None, "a count")
         if k == "row_count":
             (r, _), = claim.cells
             return (d.row_counts[r - 1] == claim.value) == claim.positive

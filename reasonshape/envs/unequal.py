@@ -636,6 +636,10 @@ class Unequal(Puzzle):
             self._check_cell(instance, cell, n, n)
         if want == 2 and claim.cells[0] == claim.cells[1]:
             raise ClaimError(f"unequal: a {claim.kind} claim needs two different cells, got {claim.cells}")
+        if claim.kind == "value":
+            self._claim_number(claim, 1, n, "a number")
+        else:
+            self._claim_no_value(claim)
         return claim.cells
 
     def claim_holds(self, instance: Instance, solution, claim: Claim) -> bool | None:
@@ -644,7 +648,9 @@ class Unequal(Puzzle):
         Raises
         ------
         ClaimError
-            Unknown kind, wrong number of cells, or a cell off the grid.
+            Unknown kind, wrong number of cells, a cell off the grid, a value claim whose value is not an integer
+            1..n (``"3"``, ``99``), or a greater / adjacent claim with a value (they take ``None``); for either
+            polarity.
         """
         cells = self._claim_cells(instance, claim)
         vals = [solution[r - 1][c - 1] for r, c in cells]
@@ -668,10 +674,10 @@ class Unequal(Puzzle):
         Raises
         ------
         ClaimError
-            A claim outside the vocabulary (unknown kind, cell off the grid).
+            A claim outside the vocabulary (see :meth:`claim_holds`).
         """
         cells = self._claim_cells(instance, claim)
-        if self.solve(instance, 2).unique or (claim.kind == "value" and not _is_int(claim.value)):
+        if self.solve(instance, 2).unique:
             return super().verify_claim(instance, claim)
         n = instance.params.order
         found = []
@@ -797,10 +803,6 @@ def _label(can_hold: bool | None, can_fail: bool | None) -> ClaimLabel:
     if can_hold is False and can_fail is True:
         return ClaimLabel.WRONG
     return ClaimLabel.UNVERIFIABLE
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _all_distinct(values: tuple) -> bool:

@@ -239,6 +239,17 @@ class TestClaims:
         with pytest.raises(ClaimError):
             P.verify_claim(small, Claim("bridge", ((1, 1),), 1))
 
+    @pytest.mark.parametrize("positive", [True, False])
+    @pytest.mark.parametrize("claim", [
+        Claim("bridge", ((1, 1), (1, 3)), 3), Claim("bridge", ((1, 1), (1, 3)), -1),
+        Claim("bridge", ((1, 1), (1, 3)), "1"), Claim("island", ((1, 1),), "2"), Claim("island", ((1, 1),), 0),
+        Claim("island", ((1, 1),), 17),
+    ])
+    def test_values_outside_the_vocabulary_raise(self, small, claim, positive):
+        # maxb is 2 here; island numbers are 1..16 (what a desc can write)
+        with pytest.raises(ClaimError, match="claims need"):
+            P.verify_claim(small, Claim(claim.kind, claim.cells, claim.value, positive))
+
     def test_claim_text_reads_back(self, small):
         claims = [Claim("bridge", ((1, 1), (1, 3)), 2), Claim("bridge", ((1, 1), (3, 1)), 1, False),
                   Claim("bridge", ((1, 1), (3, 1)), 0), Claim("island", ((1, 1),), 2),

@@ -305,6 +305,13 @@ class TestClaims:
             P.claim_holds(P.parse_game_id(SMALL), SMALL_SOL, claim)
 
 
+    @pytest.mark.parametrize("value", [("*", "6"), ("*", True), ("*", 0), ("^", 6), "6*"])
+    @pytest.mark.parametrize("positive", [True, False])
+    def test_cage_values_outside_the_vocabulary_raise(self, value, positive):
+        # a target that is not an integer >= 1 used to be labelled (wrong, or correct when negated)
+        with pytest.raises(ClaimError, match="cage claim's value"):
+            P.verify_claim(P.parse_game_id(SMALL), Claim("cage", ((3, 2), (3, 3)), value, positive))
+
 class TestUnits:
     @pytest.mark.parametrize("row", ROWS, ids=lambda r: r["game_id"])
     def test_units_exact(self, row):

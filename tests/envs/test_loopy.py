@@ -114,6 +114,23 @@ class TestGenerate:
                 kind, r, c = order[int(i)]
                 assert ours[0 if kind == "h" else 1][r][c] == (yn == "y")
 
+    @pytest.mark.parametrize("index", [37, 172, 197, 206])
+    def test_loop_with_non_unique_full_clue_set_is_redrawn(self, index):
+        # These indices first draw a loop whose nine clues allow a second loop (index 37: 3x3t0de:123222321);
+        # the generator used to keep it and generate() raised GenerationError. Now the loop is redrawn.
+        a = P.generate("trivial", seed=0, index=index)
+        assert P.solve(a, 2).unique
+        assert a.game_id == P.generate("trivial", seed=0, index=index).game_id
+
+    def test_redraw_leaves_other_instances_unchanged(self):
+        # The uniqueness check of the full clue set draws nothing from the RNG: instances that generated before
+        # the redraw existed are byte-identical.
+        assert [P.generate("trivial", seed=0, index=i).game_id for i in (36, 38)] == \
+            ["3x3t0de:b123a0b", "3x3t0de:a13a3a0b"]
+
+    def test_trivial_indices_0_to_250_all_generate(self):
+        assert all(P.solve(P.generate("trivial", seed=0, index=i), 2).unique for i in range(251))
+
     def test_sgt_backend(self):
         if P.sgt_binary() is None:
             pytest.skip("sgt-loopy not installed")

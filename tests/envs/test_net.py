@@ -227,6 +227,17 @@ class TestClaims:
         with pytest.raises(ClaimError):
             P.verify_claim(small, Claim("link", ((1, 1), (2, 2))))
 
+    @pytest.mark.parametrize("positive", [True, False])
+    @pytest.mark.parametrize("claim", [
+        Claim("value", ((1, 1),), "D"),  # claim_text writes value 8 as "(1,1) is D"; the value itself is 8
+        Claim("value", ((1, 1),), 16), Claim("piece", ((1, 1),), "elbow"), Claim("piece", ((1, 1),), 1),
+        Claim("link", ((1, 1), (2, 1)), 1),
+    ])
+    def test_values_outside_the_vocabulary_raise(self, small, claim, positive):
+        assert P.claim_text(Claim("value", ((1, 1),), 8)) == "(1,1) is D"
+        with pytest.raises(ClaimError):
+            P.verify_claim(small, Claim(claim.kind, claim.cells, claim.value, positive))
+
     def test_claim_text_reads_back(self, small):
         assert P.claim_text(Claim("value", ((2, 1),), 3)) == "(2,1) is UR"
         assert P.VALUE_WORDS["ru"] == 3 and P.VALUE_WORDS["ud"] == 10

@@ -10,9 +10,9 @@ import re
 import pytest
 
 from reasonshape import envs
-from reasonshape.envs import ClaimLabel, Instance, ParsedAnswer
+from reasonshape.envs import Claim, ClaimLabel, Instance, ParsedAnswer
 from reasonshape.envs.base import MAX_DIGITS, parse_wxh, read_int
-from reasonshape.errors import AnswerParseError, GameIdError, UnknownPuzzleError
+from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, UnknownPuzzleError
 from tests.envs._tatham import dev_rows
 
 ROWS = dev_rows()
@@ -82,6 +82,29 @@ def test_dev_instance_conforms(row):
         assert set(unit.variables) <= set(domains), unit.name
         values = tuple(p.solution_value(inst, sol, v) for v in unit.variables)
         assert unit.allowed(values), f"solution violates unit {unit.name}"
+
+
+#: The claim kind with a value from a fixed vocabulary, for the puzzles without a "value" kind.
+_VALUED_KIND = {"bridges": "bridge", "loopy": "clue", "dominosa": "number"}
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+@pytest.mark.parametrize("positive", [True, False])
+def test_claim_values_outside_the_vocabulary_raise_claim_error(name, positive):
+    # A value of the wrong type ("3" for 3, 7 for "T") or out of range (99, "zzz") is no statement about the
+    # instance: ClaimError for both polarities (keen, solo, unequal, filling, signpost, net, bridges, loopy,
+    # dominosa labelled it wrong, and its negation correct).
+    p = envs.get(name)
+    row = next(r for r in DEV if r["puzzle"] == name)
+    inst = p.parse_game_id(row["game_id"])
+    kind = _VALUED_KIND.get(name, "value")
+    claim = next(c for c in sorted(p.solution_claims(inst)) + sorted(p.given_claims(inst)) if c.kind == kind)
+    assert p.verify_claim(inst, claim) is ClaimLabel.CORRECT
+    v = claim.value
+    wrong_type, out_of_range = (7, "zzz") if isinstance(v, str) else (str(v), 99)
+    for bad in (wrong_type, out_of_range, None, True):
+        with pytest.raises(ClaimError, match=re.escape(repr(bad))):
+            p.verify_claim(inst, Claim(kind, claim.cells, bad, positive))
 
 
 # Puzzles without '.' among their answer symbols, and those with it (the 21 together).

@@ -237,6 +237,11 @@ class TestClaims:
         with pytest.raises(ClaimError):
             P.claim_holds(inst, SMALL_SOL, Claim("edge", ((1, 1), (1, 2))))
 
+    @pytest.mark.parametrize("positive", [True, False])
+    def test_link_claims_take_no_value(self, positive):
+        with pytest.raises(ClaimError, match="take no value, got 2"):
+            P.verify_claim(P.parse_game_id(SMALL), Claim("link", ((1, 1), (2, 2)), 2, positive))
+
     def test_text_round_trip(self):
         inst = P.parse_game_id(SMALL)
         claims = [Claim("arrow", ((1, 1),), "SE"), Claim("arrow", ((2, 1),), "N", False),

@@ -317,7 +317,10 @@ class TestClaims:
         assert P.verify_claim(inst, Claim("value", black.cells, "W")) is ClaimLabel.WRONG
         number = Claim("number", ((1, 1),), inst.data.nums[0][0])
         assert P.verify_claim(inst, number) is ClaimLabel.CORRECT
-        assert P.verify_claim(inst, Claim("number", ((1, 1),), 99)) is ClaimLabel.WRONG
+        other = next(n for n in range(1, 10) if n != inst.data.nums[0][0])
+        assert P.verify_claim(inst, Claim("number", ((1, 1),), other)) is ClaimLabel.WRONG
+        with pytest.raises(ClaimError, match="number claims need a number 1..5, got 99"):  # no number of the grid
+            P.verify_claim(inst, Claim("number", ((1, 1),), 99))
         latin = P.parse_game_id("3x3de:123231312")  # several solutions: (1,1) may or may not be black
         assert P.verify_claim(latin, Claim("value", ((1, 1),), "B")) is ClaimLabel.UNVERIFIABLE
 

@@ -334,7 +334,8 @@ class TestClaims:
             assert label == Puzzle.verify_claim(PUZZLE, inst, claim), claim
             labels[label] += 1
         assert set(labels) == {ClaimLabel.CORRECT, ClaimLabel.WRONG, ClaimLabel.UNVERIFIABLE}
-        assert PUZZLE.verify_claim(inst, Claim("value", ((1, 2),), "x")) == ClaimLabel.WRONG
+        with pytest.raises(ClaimError, match="need a digit 1..4, got 'x'"):  # outside the vocabulary (was: wrong)
+            PUZZLE.verify_claim(inst, Claim("value", ((1, 2),), "x"))
 
     def test_verify_claim_no_solution(self):
         inst = PUZZLE.parse_game_id("2x2:1_1n")  # two 1s in row 1: no solution

@@ -379,6 +379,13 @@ class TestClaims:
             PUZZLE.claim_holds(inst, sol, claim)
 
 
+    @pytest.mark.parametrize("kind", ["greater", "adjacent"])
+    @pytest.mark.parametrize("positive", [True, False])
+    def test_two_cell_claims_take_no_value(self, hard, kind, positive):
+        inst, _ = hard
+        with pytest.raises(ClaimError, match="take no value, got 3"):
+            PUZZLE.verify_claim(inst, Claim(kind, ((1, 1), (1, 2)), 3, positive))
+
 class TestUnits:
     @pytest.mark.parametrize("game_id", [HARD["game_id"], ADJ])
     def test_units_exact(self, game_id):
