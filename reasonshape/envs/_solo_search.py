@@ -37,9 +37,9 @@ def cp_feasible(model, time_limit_s: float = 30.0) -> bool | None:
     """
     from ortools.sat.python import cp_model
 
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = time_limit_s
+    from reasonshape.envs._solver import new_solver
+
+    solver = new_solver(time_limit_s)
     status = solver.Solve(model)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return True

@@ -11,17 +11,23 @@ from collections.abc import Callable, Sequence
 
 from ortools.sat.python import cp_model
 
-__all__ = ["new_model", "enumerate_solutions", "lazy_enumerate"]
+__all__ = ["new_model", "new_solver", "enumerate_solutions", "lazy_enumerate"]
 
 
 def new_model() -> cp_model.CpModel:
     return cp_model.CpModel()
 
 
-def _solver(time_limit_s: float) -> cp_model.CpSolver:
+def new_solver(time_limit_s: float) -> cp_model.CpSolver:
+    """A CP-SAT solver as every puzzle uses it: one worker (deterministic), ``time_limit_s`` seconds at most, and
+    Ctrl-C left to Python. CP-SAT's default ``catch_sigint_signal`` installs its own SIGINT handler for each solve
+    and then resets SIGINT to the default action, so after the first solve a Ctrl-C killed the process outright
+    instead of raising KeyboardInterrupt (eval, train and ablate record interrupted sessions from that exception).
+    """
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1
     s.parameters.max_time_in_seconds = time_limit_s
+    s.parameters.catch_sigint_signal = False
     return s
 
 
@@ -59,7 +65,7 @@ def lazy_enumerate(
     satisfies the global rule. Cuts are added and the model is solved again. Source: reasonshape choice (lazy
     cut generation, the usual way to enforce connectivity exactly on top of a local model).
     """
-    solver = _solver(time_limit_s)
+    solver = new_solver(time_limit_s)
     found: list[tuple[int, ...]] = []
     eq_cache: dict[tuple[int, int], cp_model.IntVar] = {}
     while len(found) < max_solutions:

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 from ortools.sat.python import cp_model
 
-from reasonshape.envs._solver import lazy_enumerate
+from reasonshape.envs._solver import lazy_enumerate, new_solver
 from reasonshape.envs.answer import digits_symbols, format_grid, read_grid_answer
 from reasonshape.envs.base import (
     CheckResult,
@@ -522,9 +522,7 @@ def _minimise_givens(board, w: int, h: int, n: int, rng: random.Random, time_lim
     for i in range(w * h):
         model.AddImplication(lits[i], is_k[i][board[i]])
     model.AddBoolOr([is_k[i][board[i]].Not() for i in range(w * h)])
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = time_limit_s
+    solver = new_solver(time_limit_s)
     solver.parameters.cp_model_presolve = False  # many tiny solves: presolve costs more than it saves
     # measured on 7x7 generation: LP relaxation, probing and symmetry detection cost more than they prune here
     solver.parameters.linearization_level = 0

@@ -66,7 +66,7 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from reasonshape.envs._solver import enumerate_solutions, new_model
+from reasonshape.envs._solver import enumerate_solutions, new_model, new_solver
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
     CheckResult,
@@ -198,9 +198,7 @@ class _UniquenessModel:
             self.lits[(r, c)] = a
         m.AddBoolOr([x[q].Not() if q in solution_lights else x[q] for q in x] or [m.NewConstant(0)])
         self.model = m
-        self.solver = cp_model.CpSolver()
-        self.solver.parameters.num_workers = 1
-        self.solver.parameters.max_time_in_seconds = 20.0
+        self.solver = new_solver(20.0)
         self.solver.parameters.cp_model_presolve = False  # presolve dominates on these tiny models
 
     def unique(self, active) -> bool:

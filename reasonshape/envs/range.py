@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 
 from ortools.sat.python import cp_model
 
-from reasonshape.envs._solver import lazy_enumerate
+from reasonshape.envs._solver import lazy_enumerate, new_solver
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
     CheckResult,
@@ -555,9 +555,7 @@ def _minimise_clues(full, sol, h: int, w: int, rng: random.Random, time_limit_s:
     lits = {cell: model.NewBoolVar("") for cell in cells}
     model, black = _build_model(full, h, w, model, lits)
     model.AddBoolOr([black[r][c].Not() if sol[r][c] == "B" else black[r][c] for r in range(h) for c in range(w)])
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = time_limit_s
+    solver = new_solver(time_limit_s)
     solver.parameters.cp_model_presolve = False  # many tiny solves: presolve costs more than it saves (3x here)
     # measured on 7x7 generation: LP relaxation, probing and symmetry detection cost more than they prune here
     solver.parameters.linearization_level = 0

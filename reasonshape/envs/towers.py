@@ -62,7 +62,7 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from reasonshape.envs._solver import enumerate_solutions, new_model
+from reasonshape.envs._solver import enumerate_solutions, new_model, new_solver
 from reasonshape.envs.answer import digits_symbols, format_grid, read_grid_answer
 from reasonshape.envs.base import (
     CheckResult,
@@ -259,9 +259,7 @@ class _UniquenessModel:
                 diffs.append(d)
         m.AddBoolOr(diffs)
         self.model, self.x, self.w = m, x, w
-        self.solver = cp_model.CpSolver()
-        self.solver.parameters.num_workers = 1
-        self.solver.parameters.max_time_in_seconds = 20.0
+        self.solver = new_solver(20.0)
         # Presolve costs more than the search on these tiny models (measured: 5x slower generation with it).
         self.solver.parameters.cp_model_presolve = False
 
