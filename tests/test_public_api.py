@@ -40,3 +40,18 @@ def test_functions_sharing_a_submodule_name_stay_functions():
     from reasonshape import rewards
 
     assert callable(rewards.eta) and callable(rewards.structural_uncertainty)
+
+
+def test_entry_points_document_parameters_returns_raises_and_source():
+    from reasonshape.envs import build_dataset
+    from reasonshape.extraction import compare_graphs, extract_graph, label_claim
+
+    for fn, sections in [(extract_graph, ("Parameters", "Returns", "Raises")),
+                         (label_claim, ("Parameters", "Returns", "Raises")),
+                         (compare_graphs, ("Parameters", "Returns")),
+                         (build_dataset, ("Parameters", "Columns", "Raises"))]:
+        for section in sections:
+            assert f"\n    {section}\n    {'-' * len(section)}\n" in fn.__doc__, (fn.__name__, section)
+        assert "\n    Source: " in fn.__doc__, fn.__name__
+    # compare_graphs says which graph is the reference and the range of its scores
+    assert "The reference" in compare_graphs.__doc__ and "[0, 1]" in compare_graphs.__doc__

@@ -47,6 +47,8 @@ __all__ = [
     "SolveResult",
     "Unit",
     "Puzzle",
+    "INSTANCE_METHODS",
+    "check_instance",
     "instance_rng",
 ]
 
@@ -297,6 +299,22 @@ class Puzzle(ABC):
         Symbol a model writes in the answer -> meaning; rendered into the prompt and the README.
     CLAIM_KINDS : tuple[str, ...]
         The claim kinds this puzzle's claims may have.
+
+    Instance guard
+    --------------
+    The public methods that take an instance (those of :data:`INSTANCE_METHODS`) raise :class:`ConfigError`
+    naming both puzzles when given another puzzle's instance ("a tents instance was given to keen"), or a value
+    that is not an :class:`Instance`, instead of failing somewhere inside with an ``AttributeError`` or, worse,
+    returning a plausible verdict. Puzzles override these methods directly (they are not template methods), so
+    :meth:`__init_subclass__` wraps every override once, when the subclass is created, and the shared
+    implementations here are wrapped the same way: one guard for all 21 puzzles and for puzzles added later,
+    with no change to their code. The cost is one extra Python call, an attribute read and a string comparison
+    (well under a microsecond) per call.
+    ``claim_holds`` and ``solution_value`` are not guarded: they run in inner loops (once per solution and
+    claim) and every path to them in reasonshape goes through a guarded method first (``verify_claim``,
+    ``solve``, ``unique_solution``); nor is ``parse_claim_text``, which extraction calls once or twice per sentence
+    of a trace after checking the instance once (:func:`~reasonshape.extraction.deterministic.PuzzleContext`).
+    Source: reasonshape choice.
     """
 
     name: ClassVar[str]
@@ -308,6 +326,12 @@ class Puzzle(ABC):
     VALUE_WORDS: ClassVar[dict[str, Hashable]] = {}
     #: Largest number of solutions :meth:`verify_claim` enumerates on a non-unique instance.
     CLAIM_SOLUTION_LIMIT: ClassVar[int] = 256
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Wrap the subclass's own definitions of :data:`INSTANCE_METHODS` with the instance guard (see the class
+        docstring); inherited methods are wrapped already."""
+        super().__init_subclass__(**kwargs)
+        _guard_instance_methods(cls)
 
     # ----------------------------------------------------------------- params and game IDs
     @abstractmethod
@@ -374,9 +398,15 @@ class Puzzle(ABC):
         return f"{self.format_params(instance.params, full=full)}:{self.format_desc(instance)}"
 
     def level_params(self, level: str) -> Any:
-        """Params of a named level. Raises ``ValueError`` naming the known levels."""
-        if level not in self.LEVELS:
-            raise ValueError(f"level must be one of {list(self.LEVELS)}, got {level!r}")
+        """Params of a named level (one of ``LEVELS``: trivial / easy / normal / hard).
+
+        Raises
+        ------
+        ConfigError
+            ``level`` is not a level name; the message names the known levels.
+        """
+        if not isinstance(level, str) or level not in self.LEVELS:
+            raise ConfigError(f"level must be one of {list(self.LEVELS)}, got {level!r}")
         return self.parse_params(self.LEVELS[level])
 
     # ----------------------------------------------------------------- generation
@@ -390,10 +420,9 @@ class Puzzle(ABC):
         Raises
         ------
         ConfigError
-            A string that is neither a level nor this puzzle's params (a ``ValueError``; the CLI prints it as one
-            line).
-        ValueError
-            Unknown backend, or ``level_or_params`` neither a string nor this puzzle's params dataclass.
+            A string that is neither a level nor this puzzle's params, ``level_or_params`` neither a string nor
+            this puzzle's params dataclass, or a backend other than ``"native"`` / ``"sgt"`` (a ``ValueError``;
+            the CLI prints it as one line).
         GenerationError
             The attempt budget ran out, the ``sgt`` binary is missing or failed, or the result is not unique.
         """
@@ -411,9 +440,9 @@ class Puzzle(ABC):
         else:
             params_type = type(self.level_params(next(iter(self.LEVELS))))
             if not isinstance(level_or_params, params_type):
-                raise ValueError(f"level_or_params must be a level ({', '.join(self.LEVELS)}), a {self.name} params "
-                                 f"string or a {params_type.__name__}, got {type(level_or_params).__name__} "
-                                 f"{level_or_params!r}")
+                raise ConfigError(f"level_or_params must be a level ({', '.join(self.LEVELS)}), a {self.name} "
+                                  f"params string or a {params_type.__name__}, got {type(level_or_params).__name__} "
+                                  f"{level_or_params!r}")
             params, tag = level_or_params, self.format_params(level_or_params)
         rng = instance_rng(seed, self.name, tag, index)
         if backend == "native":
@@ -421,7 +450,7 @@ class Puzzle(ABC):
         elif backend == "sgt":
             inst = self._generate_sgt(params, rng)
         else:
-            raise ValueError(f"backend must be 'native' or 'sgt', got {backend!r}")
+            raise ConfigError(f"backend must be 'native' or 'sgt', got {backend!r}")
         if not self.solve(inst, max_solutions=2).unique:
             raise GenerationError(f"{self.name}: {backend} generator produced a non-unique instance for {tag!r}")
         return inst
@@ -485,9 +514,10 @@ class Puzzle(ABC):
         """Enumerate up to ``max_solutions`` solutions with the solver library (puzzle-specific model)."""
 
     def solve(self, instance: Instance, max_solutions: int = 2) -> SolveResult:
-        """Solutions of ``instance`` (at most ``max_solutions``) and whether they are all of them. Cached."""
+        """Solutions of ``instance`` (at most ``max_solutions``, an int >= 1) and whether they are all of them.
+        Cached. Raises :class:`ConfigError` when ``max_solutions < 1``."""
         if max_solutions < 1:
-            raise ValueError(f"max_solutions must be >= 1, got {max_solutions}")
+            raise ConfigError(f"max_solutions must be >= 1, got {max_solutions}")
         return _cached_solve(self, instance, max_solutions)
 
     def unique_solution(self, instance: Instance) -> Any:
@@ -597,6 +627,70 @@ class Puzzle(ABC):
         from reasonshape.envs import registry
 
         return (registry.get, (self.name,))
+
+
+#: The public :class:`Puzzle` methods that take an instance -> the position of ``instance`` among their arguments
+#: after ``self``. Each is wrapped with the instance guard (see :class:`Puzzle`). Source: reasonshape choice.
+INSTANCE_METHODS: dict[str, int] = {
+    "format_desc": 0, "format_game_id": 0, "render_prompt": 0, "parse_answer": 1, "format_answer": 0, "check": 0,
+    "solve": 0, "unique_solution": 0, "decode_tatham_solution": 0, "solution_claims": 0, "given_claims": 0,
+    "variables": 0, "units": 0, "verify_claim": 0,
+}
+
+_MISSING = object()
+
+
+def check_instance(puzzle: Puzzle, instance: Any, method: str = "") -> None:
+    """Raise :class:`ConfigError` unless ``instance`` is an :class:`Instance` of ``puzzle``.
+
+    The one check behind the instance guard of :class:`Puzzle`'s public methods; ``method`` (e.g. ``"check"``)
+    is named in the message. Source: reasonshape choice.
+
+    Raises
+    ------
+    ConfigError
+        ``instance`` belongs to another puzzle ("a tents instance was given to keen.check"), or is not an
+        :class:`Instance` at all (e.g. a game-ID string: parse it with :meth:`Puzzle.parse_game_id` first).
+    """
+    owner = getattr(instance, "puzzle", None)
+    if owner == puzzle.name:
+        return
+    where = f"{puzzle.name}.{method}" if method else puzzle.name
+    if isinstance(instance, Instance):
+        raise ConfigError(f"a {owner} instance was given to {where}; use reasonshape.envs.get({owner!r}) for it")
+    raise ConfigError(f"{where} expects a {puzzle.name} Instance, got {type(instance).__name__} {instance!r:.80}"
+                      f" (parse a game ID with reasonshape.envs.get({puzzle.name!r}).parse_game_id)")
+
+
+def _guarded(fn: Callable, pos: int) -> Callable:
+    """``fn`` (a method taking an instance at argument ``pos`` after ``self``) behind :func:`check_instance`."""
+
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        if len(args) > pos:
+            inst = args[pos]
+        else:
+            inst = kwargs.get("instance", _MISSING)
+            if inst is _MISSING:  # let Python report the missing argument
+                return fn(self, *args, **kwargs)
+        if getattr(inst, "puzzle", None) != self.name:
+            check_instance(self, inst, fn.__name__)
+        return fn(self, *args, **kwargs)
+
+    method._instance_guarded = True
+    return method
+
+
+def _guard_instance_methods(cls: type) -> None:
+    """Wrap the :data:`INSTANCE_METHODS` that ``cls`` itself defines (not abstract, not wrapped yet)."""
+    for name, pos in INSTANCE_METHODS.items():
+        fn = cls.__dict__.get(name)
+        if (callable(fn) and not getattr(fn, "_instance_guarded", False)
+                and not getattr(fn, "__isabstractmethod__", False)):
+            setattr(cls, name, _guarded(fn, pos))
+
+
+_guard_instance_methods(Puzzle)
 
 
 @functools.lru_cache(maxsize=4096)

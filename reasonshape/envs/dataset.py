@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from reasonshape.envs.base import LEVEL_NAMES
 from reasonshape.envs.registry import get
+from reasonshape.errors import ConfigError
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "build_records", "build_dataset"]
 
@@ -28,19 +29,18 @@ def build_records(
     backend: str = "native",
     system_prompt: str | None = DEFAULT_SYSTEM_PROMPT,
 ) -> list[dict]:
-    """``n`` generated instances per (puzzle, level) as plain dicts (see :func:`build_dataset` for columns).
-
-    Raises
-    ------
-    UnknownPuzzleError, ValueError, GenerationError
-        From :func:`reasonshape.envs.get` and :meth:`Puzzle.generate`; ``ValueError`` when ``n < 1``.
-    """
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    """``n`` generated instances per (puzzle, level) as plain dicts, puzzle-major then level then index (see
+    :func:`build_dataset` for the parameters, columns and errors)."""
     if isinstance(puzzles, str):
         puzzles = [puzzles]
     if isinstance(levels, str):
         levels = [levels]
+    if n < 1:
+        raise ConfigError(f"n must be >= 1, got {n}")
+    if not puzzles:
+        raise ConfigError(f"puzzles must name at least one puzzle, got {list(puzzles)}")
+    if not levels:
+        raise ConfigError(f"levels must name at least one level or params string, got {list(levels)}")
     records = []
     for name in puzzles:
         puzzle = get(name)
@@ -68,6 +68,22 @@ def build_dataset(
 ):
     """A ``datasets.Dataset`` of ``len(puzzles) * len(levels) * n`` generated puzzles.
 
+    Parameters
+    ----------
+    puzzles : str or sequence of str
+        Registry names (``"tents"``); a single name is one puzzle. At least one.
+    levels : str or sequence of str
+        Level names (trivial / easy / normal / hard, the default all four) or the collection's params strings
+        for the puzzle (``"7x7de"``; each puzzle must accept them, see :meth:`Puzzle.generate`). At least one.
+    n : int
+        Instances per (puzzle, level), >= 1.
+    seed : int
+        Row ``i`` of a (puzzle, level) depends only on (seed, puzzle, level, i).
+    backend : {"native", "sgt"}
+        Generator (:meth:`Puzzle.generate`).
+    system_prompt : str or None
+        First message of every prompt; ``None`` for none.
+
     Columns
     -------
     prompt : list of {"role", "content"} messages
@@ -77,7 +93,20 @@ def build_dataset(
     game_id : str
         The collection's ``params:desc`` (full params).
     level : str
-        One of trivial / easy / normal / hard.
+        The entry of ``levels`` the row was generated from, as given: a level name, or a params string such as
+        ``"7x7de"`` (``game_id`` carries the params either way; rewards read only ``puzzle`` and ``game_id``).
+
+    Raises
+    ------
+    ConfigError
+        ``n < 1``; an empty ``puzzles`` or ``levels``; a level that is neither a level name nor the puzzle's
+        params; an unknown backend.
+    UnknownPuzzleError
+        A name in ``puzzles`` that is not an implemented puzzle.
+    GenerationError
+        Generation failed (attempt budget, the ``sgt`` binary).
+
+    Source: reasonshape choice (TRL's conversational dataset format).
     """
     from datasets import Dataset
 

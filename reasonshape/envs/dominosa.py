@@ -77,7 +77,7 @@ from reasonshape.envs.base import (
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["DominosaParams", "DominosaData", "Dominosa", "PUZZLE"]
 
@@ -397,28 +397,28 @@ class Dominosa(Puzzle):
         return SolveResult(tuple(out), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[str, ...], ...]:
-        """``S;D<i>,<j>;...`` (``E`` edge marks ignored) -> the direction grid. Raises ``ValueError`` if malformed
+        """``S;D<i>,<j>;...`` (``E`` edge marks ignored) -> the direction grid. Raises ``ConfigError`` if malformed
         or incomplete."""
         p = instance.params
         rows, cols = p.rows, p.cols
         g = [[""] * cols for _ in range(rows)]
         parts = move.split(";")
         if not parts or parts[0] != "S":
-            raise ValueError(f"dominosa SOLVE move must start with 'S', got {move[:20]!r}")
+            raise ConfigError(f"dominosa SOLVE move must start with 'S', got {move[:20]!r}")
         for part in parts[1:]:
             if not part or part[0] == "E":
                 continue
             m = re.fullmatch(r"D(\d+),(\d+)", part)
             if not m:
-                raise ValueError(f"unknown dominosa move {part!r}")
+                raise ConfigError(f"unknown dominosa move {part!r}")
             i, j = int(m.group(1)), int(m.group(2))
             a, b = (i // cols + 1, i % cols + 1), (j // cols + 1, j % cols + 1)
             d = _direction(a, b)
             if d is None or max(i, j) >= rows * cols:
-                raise ValueError(f"dominosa move {part!r} does not join two adjacent cells")
+                raise ConfigError(f"dominosa move {part!r} does not join two adjacent cells")
             g[a[0] - 1][a[1] - 1], g[b[0] - 1][b[1] - 1] = d, _OPPOSITE[d]
         if any(not x for row in g for x in row):
-            raise ValueError("dominosa SOLVE move leaves cells uncovered")
+            raise ConfigError("dominosa SOLVE move leaves cells uncovered")
         return tuple(tuple(row) for row in g)
 
     # ------------------------------------------------------------------ claims

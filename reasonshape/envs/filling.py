@@ -49,7 +49,7 @@ from reasonshape.envs.base import (
     parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["FillingParams", "FillingPuzzle", "PUZZLE", "max_number"]
 
@@ -296,7 +296,7 @@ class FillingPuzzle(Puzzle):
         p = instance.params
         digits = move[1:] if move[:1] in ("s", "S") else move
         if len(digits) < p.w * p.h or not (digits[:p.w * p.h].isascii() and digits[:p.w * p.h].isdigit()):
-            raise ValueError(f"filling: SOLVE move must be 's' and {p.w * p.h} digits, got {move[:40]!r}")
+            raise ConfigError(f"filling: SOLVE move must be 's' and {p.w * p.h} digits, got {move[:40]!r}")
         return tuple(tuple(int(d) for d in digits[r * p.w:(r + 1) * p.w]) for r in range(p.h))
 
     # ----------------------------------------------------------------- claims

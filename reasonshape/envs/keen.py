@@ -83,7 +83,7 @@ from reasonshape.envs.base import (
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["KeenParams", "KeenCage", "KeenData", "Keen", "PUZZLE", "cage_ok"]
 
@@ -591,10 +591,10 @@ class Keen(Puzzle):
         return SolveResult(tuple(tuple(tuple(s[r * w:(r + 1) * w]) for r in range(w)) for s in sols), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[int, ...], ...]:
-        """``S`` + ``w*w`` digits row-major -> the grid. Raises ``ValueError`` if malformed."""
+        """``S`` + ``w*w`` digits row-major -> the grid. Raises ``ConfigError`` if malformed."""
         w = instance.params.w
         if not (move.startswith("S") and len(move) == w * w + 1 and move[1:].isascii() and move[1:].isdigit()):
-            raise ValueError(f"keen SOLVE move must be 'S' and {w * w} digits, got {move[:40]!r}")
+            raise ConfigError(f"keen SOLVE move must be 'S' and {w * w} digits, got {move[:40]!r}")
         d = [int(ch) for ch in move[1:]]
         return tuple(tuple(d[r * w:(r + 1) * w]) for r in range(w))
 

@@ -80,7 +80,7 @@ from reasonshape.envs.base import (
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["LightupParams", "LightupData", "Lightup", "PUZZLE", "LIGHT", "EMPTY", "BLACK"]
 
@@ -535,7 +535,7 @@ class Lightup(Puzzle):
 
         Raises
         ------
-        ValueError
+        ConfigError
             A malformed item, or a cell off the grid or on a black cell.
         """
         w, h, d = instance.params.w, instance.params.h, instance.data
@@ -545,10 +545,10 @@ class Lightup(Puzzle):
                 continue
             m = re.fullmatch(r"([LIC])(\d+),(\d+)", item)
             if m is None:
-                raise ValueError(f"lightup move item {item!r} is not S, L<x>,<y>, I<x>,<y> or C<x>,<y>")
+                raise ConfigError(f"lightup move item {item!r} is not S, L<x>,<y>, I<x>,<y> or C<x>,<y>")
             x, y = int(m[2]), int(m[3])
             if not (0 <= x < w and 0 <= y < h) or d.cells[y][x] != EMPTY:
-                raise ValueError(f"lightup move item {item!r} is off the grid or on a black cell")
+                raise ConfigError(f"lightup move item {item!r} is off the grid or on a black cell")
             grid[y][x] = LIGHT if m[1] == "L" else EMPTY
         return tuple(tuple(row) for row in grid)
 

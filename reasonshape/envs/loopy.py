@@ -100,7 +100,7 @@ from reasonshape.envs.base import (
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
+from reasonshape.errors import AnswerParseError, ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["LoopyParams", "Loopy", "PUZZLE"]
 
@@ -387,7 +387,7 @@ class Loopy(Puzzle):
         """``S0n1y2y...`` (edge ``i`` in ``grid.c`` order, ``y`` = line) -> ``(horizontal, vertical)`` flags."""
         p = instance.params
         if not move.startswith("S"):
-            raise ValueError(f"loopy SOLVE move must start with 'S', got {move[:20]!r}")
+            raise ConfigError(f"loopy SOLVE move must start with 'S', got {move[:20]!r}")
         order = _edge_order(p.w, p.h)
         H = [[0] * p.w for _ in range(p.h + 1)]
         V = [[0] * (p.w + 1) for _ in range(p.h)]

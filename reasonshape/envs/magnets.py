@@ -85,7 +85,7 @@ from reasonshape.envs.base import (
     parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["MagnetsParams", "MagnetsData", "Magnets", "PUZZLE"]
 
@@ -524,16 +524,16 @@ class Magnets(Puzzle):
         g = [["."] * p.w for _ in range(p.h)]
         parts = move.split(";")
         if not parts or parts[0] != "S":
-            raise ValueError(f"magnets SOLVE move must start with 'S', got {move[:20]!r}")
+            raise ConfigError(f"magnets SOLVE move must start with 'S', got {move[:20]!r}")
         for part in parts[1:]:
             if not part:
                 continue
             m = re.fullmatch(r"([+\-.])(\d+),(\d+)", part)
             if not m:
-                raise ValueError(f"unknown magnets move {part!r}")
+                raise ConfigError(f"unknown magnets move {part!r}")
             x, y = int(m.group(2)), int(m.group(3))
             if not (0 <= x < p.w and 0 <= y < p.h):
-                raise ValueError(f"magnets move {part!r} is off the grid")
+                raise ConfigError(f"magnets move {part!r} is off the grid")
             pr, pc = d.partner[y][x]
             v = m.group(1)
             g[y][x] = v

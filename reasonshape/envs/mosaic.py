@@ -71,7 +71,7 @@ from reasonshape.envs.base import (
     Violation,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["MosaicParams", "MosaicData", "Mosaic", "PUZZLE"]
 
@@ -328,14 +328,14 @@ class Mosaic(Puzzle):
 
         Raises
         ------
-        ValueError
+        ConfigError
             Not ``s`` followed by ``2 * ceil(W*H / 8)`` hex digits.
         """
         p: MosaicParams = instance.params
         n = p.w * p.h
         body = move[1:] if move.startswith("s") else ""
         if len(body) != 2 * ((n + 7) // 8) or not re.fullmatch(r"[0-9a-fA-F]*", body):
-            raise ValueError(f"mosaic solve move must be 's' + {2 * ((n + 7) // 8)} hex digits, got {move[:40]!r}")
+            raise ConfigError(f"mosaic solve move must be 's' + {2 * ((n + 7) // 8)} hex digits, got {move[:40]!r}")
         bits = []
         for k in range(0, len(body), 2):
             byte = int(body[k:k + 2], 16)

@@ -73,7 +73,7 @@ from reasonshape.envs.base import (
     Violation,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["PatternParams", "PatternData", "Pattern", "PUZZLE", "runs"]
 
@@ -414,13 +414,13 @@ class Pattern(Puzzle):
 
         Raises
         ------
-        ValueError
+        ConfigError
             The move is not ``S`` followed by exactly ``W*H`` digits ``0``/``1``.
         """
         p: PatternParams = instance.params
         body = move[1:] if move.startswith("S") else None
         if body is None or len(body) != p.w * p.h or set(body) - {"0", "1"}:
-            raise ValueError(f"pattern solve move must be 'S' + {p.w * p.h} digits 0/1, got {move[:40]!r}")
+            raise ConfigError(f"pattern solve move must be 'S' + {p.w * p.h} digits 0/1, got {move[:40]!r}")
         return tuple(tuple("#" if ch == "1" else "." for ch in body[r * p.w:(r + 1) * p.w]) for r in range(p.h))
 
     # ----------------------------------------------------------------- claims

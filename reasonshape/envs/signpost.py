@@ -83,7 +83,7 @@ from reasonshape.envs.base import (
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["SignpostParams", "SignpostData", "Signpost", "PUZZLE"]
 
@@ -334,7 +334,7 @@ class Signpost(Puzzle):
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[int, ...], ...]:
         """``S1d3f...`` (the desc grammar with every number) -> the ``H x W`` numbers."""
         if not move.startswith("S"):
-            raise ValueError(f"signpost SOLVE move must start with 'S', got {move[:20]!r}")
+            raise ConfigError(f"signpost SOLVE move must start with 'S', got {move[:20]!r}")
         solved = self.parse_desc(instance.params, move[1:]).data.given
         return tuple(tuple(int(x) for x in row) for row in solved)
 

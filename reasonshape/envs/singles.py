@@ -77,7 +77,7 @@ from reasonshape.envs.base import (
     Violation,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["SinglesParams", "SinglesData", "Singles", "PUZZLE"]
 
@@ -378,7 +378,7 @@ class Singles(Puzzle):
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[str, ...], ...]:
         """The collection's solve move (``S;B0,0;C1,0;...``, x = column, y = row, 0-based) -> grid of ``B``/``W``.
 
-        Cells the move does not mention stay white. Raises ``ValueError`` on a malformed move.
+        Cells the move does not mention stay white. Raises ``ConfigError`` on a malformed move.
         """
         p: SinglesParams = instance.params
         grid = [["W"] * p.w for _ in range(p.h)]
@@ -387,10 +387,10 @@ class Singles(Puzzle):
                 continue
             m = re.fullmatch(r"([BCE])(\d+),(\d+)", item)
             if m is None:
-                raise ValueError(f"singles: malformed move item {item!r}")
+                raise ConfigError(f"singles: malformed move item {item!r}")
             x, y = int(m.group(2)), int(m.group(3))
             if not (0 <= x < p.w and 0 <= y < p.h):
-                raise ValueError(f"singles: move item {item!r} is outside the grid")
+                raise ConfigError(f"singles: move item {item!r} is outside the grid")
             grid[y][x] = "B" if m.group(1) == "B" else "W"
         return tuple(tuple(row) for row in grid)
 

@@ -79,7 +79,7 @@ from reasonshape.envs.base import (
     parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError
 
 __all__ = ["SlantParams", "Slant", "PUZZLE"]
 
@@ -309,12 +309,12 @@ class Slant(Puzzle):
         grid = [[None] * p.w for _ in range(p.h)]
         parts = move.split(";")
         if parts[0] != "S":
-            raise ValueError(f"slant SOLVE move must start with 'S', got {move[:20]!r}")
+            raise ConfigError(f"slant SOLVE move must start with 'S', got {move[:20]!r}")
         for part in parts[1:]:
             sym, rest = part[0], part[1:]
             x, y = (int(t) for t in rest.split(","))
             if sym not in (BACK, FWD):
-                raise ValueError(f"unknown slant move {part!r}")
+                raise ConfigError(f"unknown slant move {part!r}")
             grid[y][x] = sym
         return tuple(tuple(row) for row in grid)
 

@@ -75,7 +75,7 @@ from reasonshape.envs.base import (
     digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["SoloParams", "SoloData", "Solo", "PUZZLE"]
 
@@ -521,15 +521,15 @@ class Solo(Puzzle):
 
         Raises
         ------
-        ValueError
+        ConfigError
             Not a solo ``S`` move of the right length.
         """
         n = instance.params.n
         if not move.startswith("S"):
-            raise ValueError(f"solo solve move must start with 'S', got {move[:20]!r}")
+            raise ConfigError(f"solo solve move must start with 'S', got {move[:20]!r}")
         vals = [int(t) for t in move[1:].split(",")]
         if len(vals) != n * n:
-            raise ValueError(f"solo solve move has {len(vals)} numbers, expected {n * n}")
+            raise ConfigError(f"solo solve move has {len(vals)} numbers, expected {n * n}")
         return tuple(tuple(vals[y * n:(y + 1) * n]) for y in range(n))
 
     # ----------------------------------------------------------------- claims

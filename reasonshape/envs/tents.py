@@ -76,7 +76,7 @@ from reasonshape.envs.base import (
     parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["TentsParams", "TentsData", "Tents", "PUZZLE", "TENT", "GRASS", "TREE"]
 
@@ -472,7 +472,7 @@ class Tents(Puzzle):
 
         Raises
         ------
-        ValueError
+        ConfigError
             A malformed item, a cell off the grid, or a move on a tree.
         """
         w, h, d = instance.params.w, instance.params.h, instance.data
@@ -483,10 +483,10 @@ class Tents(Puzzle):
                 continue
             m = re.fullmatch(r"([TNB])(\d+),(\d+)", item)
             if m is None:
-                raise ValueError(f"tents move item {item!r} is not S, T<x>,<y>, N<x>,<y> or B<x>,<y>")
+                raise ConfigError(f"tents move item {item!r} is not S, T<x>,<y>, N<x>,<y> or B<x>,<y>")
             x, y = int(m[2]), int(m[3])
             if not (0 <= x < w and 0 <= y < h) or d.trees[y][x]:
-                raise ValueError(f"tents move item {item!r} is off the grid or on a tree")
+                raise ConfigError(f"tents move item {item!r} is off the grid or on a tree")
             grid[y][x] = TENT if m[1] == "T" else GRASS
         return tuple(tuple(row) for row in grid)
 

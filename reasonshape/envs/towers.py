@@ -77,7 +77,7 @@ from reasonshape.envs.base import (
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["TowersParams", "TowersData", "Towers", "PUZZLE", "visible_count"]
 
@@ -552,13 +552,13 @@ class Towers(Puzzle):
 
         Raises
         ------
-        ValueError
+        ConfigError
             The move is not ``S`` followed by exactly ``w*w`` digits ``1..w``.
         """
         w = instance.params.w
         if not (isinstance(move, str) and len(move) == w * w + 1 and move[0] == "S"
                 and all("1" <= ch <= str(w) for ch in move[1:])):
-            raise ValueError(f"towers SOLVE move must be 'S' + {w * w} digits 1..{w}, got {move!r}")
+            raise ConfigError(f"towers SOLVE move must be 'S' + {w * w} digits 1..{w}, got {move!r}")
         return tuple(tuple(int(ch) for ch in move[1 + r * w:1 + (r + 1) * w]) for r in range(w))
 
     # ------------------------------------------------------------------ claims

@@ -97,7 +97,7 @@ from reasonshape.envs.base import (
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["TracksParams", "TracksData", "Tracks", "PUZZLE"]
 
@@ -435,11 +435,11 @@ class Tracks(Puzzle):
                         sides[rr][cc].add(_OPP[s])
         parts = move.split(";")
         if parts[0] != "S":
-            raise ValueError(f"tracks SOLVE move must start with 'S', got {move[:20]!r}")
+            raise ConfigError(f"tracks SOLVE move must start with 'S', got {move[:20]!r}")
         for part in parts[1:]:
             m = re.fullmatch(r"([TtNn])([RULDS])(\d+),(\d+)", part)
             if m is None:
-                raise ValueError(f"unknown tracks move {part!r}")
+                raise ConfigError(f"unknown tracks move {part!r}")
             kind, s, x, y = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
             if s == "S" or kind in "Nn":
                 continue  # square flags and no-track marks do not change the laid track

@@ -87,7 +87,7 @@ from reasonshape.envs.base import (
     parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["UndeadParams", "UndeadData", "Undead", "PUZZLE", "SIDES"]
 
@@ -515,15 +515,15 @@ class Undead(Puzzle):
         g = [list(row) for row in d.grid]
         parts = move.split(";")
         if not parts or parts[0] != "S":
-            raise ValueError(f"undead SOLVE move must start with 'S', got {move[:20]!r}")
+            raise ConfigError(f"undead SOLVE move must start with 'S', got {move[:20]!r}")
         for part in parts[1:]:
             m = re.fullmatch(r"([GVZ])(\d+)", part)
             if not m or int(m.group(2)) >= len(cells):
-                raise ValueError(f"unknown undead move {part!r}")
+                raise ConfigError(f"unknown undead move {part!r}")
             r, c = cells[int(m.group(2))]
             g[r][c] = m.group(1)
         if any(ch == "." for row in g for ch in row):
-            raise ValueError("undead SOLVE move leaves cells without a monster")
+            raise ConfigError("undead SOLVE move leaves cells without a monster")
         return tuple(tuple(row) for row in g)
 
     # ------------------------------------------------------------------ claims

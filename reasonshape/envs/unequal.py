@@ -87,7 +87,7 @@ from reasonshape.envs.base import (
     Violation,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
+from reasonshape.errors import AnswerParseError, ClaimError, ConfigError, GameIdError, GenerationError
 
 __all__ = ["UnequalParams", "UnequalData", "Unequal", "PUZZLE"]
 
@@ -613,15 +613,15 @@ class Unequal(Puzzle):
 
         Raises
         ------
-        ValueError
+        ConfigError
             Not an ``S`` move, a bad character, or the wrong length.
         """
         n = instance.params.order
         if not move.startswith("S") or len(move) != n * n + 1:
-            raise ValueError(f"unequal solve move must be 'S' + {n * n} characters, got {move[:20]!r}")
+            raise ConfigError(f"unequal solve move must be 'S' + {n * n} characters, got {move[:20]!r}")
         vals = [_c2n(ch, n) for ch in move[1:]]
         if any(not 1 <= v <= n for v in vals):
-            raise ValueError(f"unequal solve move has a character outside 1..{n}: {move!r}")
+            raise ConfigError(f"unequal solve move has a character outside 1..{n}: {move!r}")
         return tuple(tuple(vals[y * n:(y + 1) * n]) for y in range(n))
 
     # ----------------------------------------------------------------- claims

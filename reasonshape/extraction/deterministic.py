@@ -55,7 +55,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle
+from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle, check_instance
+from reasonshape.envs.registry import as_puzzle
 from reasonshape.extraction.schema import Mention, SchemaReader
 from reasonshape.extraction.segment import Sentence, split_sentences, trace_text
 
@@ -152,13 +153,21 @@ def _contains_phrase(text: str, phrase: str) -> bool:
 
 @dataclass
 class PuzzleContext:
-    """Everything the extractor derives once per instance: schema reader, units, claim -> variable index."""
+    """Everything the extractor derives once per instance: schema reader, units, claim -> variable index.
+
+    ``puzzle`` may be given as a Puzzle or its registry name (resolved here, so every extraction entry point
+    accepts both). Raises :class:`~reasonshape.errors.ConfigError` when ``instance`` is not an instance of
+    ``puzzle`` or ``puzzle`` is neither a Puzzle nor a string, :class:`~reasonshape.errors.UnknownPuzzleError`
+    for an unknown name.
+    """
 
     puzzle: Puzzle
     instance: Instance
     reader: SchemaReader = field(init=False)
 
     def __post_init__(self):
+        self.puzzle = as_puzzle(self.puzzle)
+        check_instance(self.puzzle, self.instance)
         self.reader = SchemaReader(self.puzzle, self.instance)
         self.units = self.puzzle.units(self.instance)
         self.units_of: dict[Any, list[int]] = defaultdict(list)

@@ -53,7 +53,9 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle
+from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle, check_instance
+from reasonshape.envs.registry import as_puzzle
+from reasonshape.errors import ConfigError
 from reasonshape.extraction.deterministic import _HYPOTHESIS_MAX_SENTENCES, PuzzleContext
 
 __all__ = ["STYLES", "KnownTrace", "deduce_trace"]
@@ -553,24 +555,30 @@ class _Engine:
         return ClaimGraph.from_records(nodes, edges, validate=True)
 
 
-def deduce_trace(puzzle: Puzzle, instance: Instance, style: str = "focused", seed: int = 0) -> KnownTrace:
+def deduce_trace(puzzle: Puzzle | str, instance: Instance, style: str = "focused", seed: int = 0) -> KnownTrace:
     """Solve ``instance`` by propagation and write a trace with its true claim graph.
 
     Parameters
     ----------
     puzzle, instance
-        A puzzle and a uniquely solvable instance of it.
+        A puzzle (or its registry name, e.g. ``"tents"``) and a uniquely solvable instance of it.
     style : {"focused", "verbose", "exploratory"}
     seed : int
         Seeds the exploratory style's choices (the other styles are deterministic).
 
     Raises
     ------
-    ValueError
-        Unknown style. :class:`~reasonshape.errors.NoUniqueSolutionError` when the instance is not unique.
+    ConfigError
+        Unknown style; ``puzzle`` neither a Puzzle nor a name; ``instance`` not an instance of ``puzzle``.
+    UnknownPuzzleError
+        ``puzzle`` names no implemented puzzle.
+    NoUniqueSolutionError
+        The instance is not uniquely solvable.
     """
+    puzzle = as_puzzle(puzzle)
+    check_instance(puzzle, instance)
     if style not in STYLES:
-        raise ValueError(f"style must be one of {STYLES}, got {style!r}")
+        raise ConfigError(f"style must be one of {STYLES}, got {style!r}")
     puzzle.unique_solution(instance)
     eng = _Engine(puzzle, instance, style, random.Random(f"{seed}|{style}"))
     eng.run()

@@ -12,7 +12,7 @@ solution):
 
 from __future__ import annotations
 
-from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle
+from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle, check_instance
 
 __all__ = ["GENERIC_KINDS", "label_claim"]
 
@@ -20,7 +20,33 @@ GENERIC_KINDS = ("candidates", "count", "count_remaining")
 
 
 def label_claim(puzzle: Puzzle, instance: Instance, claim: Claim) -> ClaimLabel:
-    """The puzzle's verdict on ``claim`` (never ``tentative``; that label comes from the trace's wording)."""
+    """The puzzle's verdict on ``claim``: the label a claim-graph node gets (never ``tentative``; that label comes
+    from the trace's wording).
+
+    Parameters
+    ----------
+    puzzle, instance
+        A puzzle and an instance of it (unique or not: up to ``puzzle.CLAIM_SOLUTION_LIMIT`` solutions are read).
+    claim : Claim
+        A claim of the puzzle's own ``CLAIM_KINDS`` (delegated to :meth:`Puzzle.verify_claim`) or of the
+        extractor's :data:`GENERIC_KINDS` (judged here, see the module docstring).
+
+    Returns
+    -------
+    ClaimLabel
+        ``correct`` iff true in every solution, ``wrong`` iff false in every solution, else ``unverifiable``
+        (also for ``count_remaining``, and when the instance has no solution).
+
+    Raises
+    ------
+    ClaimError
+        ``verify_claim`` refuses the claim (a kind outside the vocabulary, a cell off the grid).
+    ConfigError
+        ``instance`` is not an instance of ``puzzle``.
+
+    Source: paper A §B step 4 (labels); the generic kinds' rules are reasonshape choices.
+    """
+    check_instance(puzzle, instance)
     if claim.kind not in GENERIC_KINDS:
         return puzzle.verify_claim(instance, claim)
     if claim.kind == "count_remaining":

@@ -23,6 +23,7 @@ import logging
 from typing import Any
 
 from reasonshape.envs.base import Claim, Instance, Puzzle
+from reasonshape.errors import ConfigError
 from reasonshape.extraction import prompts
 from reasonshape.extraction.deterministic import (
     RETRACTION_CUE,
@@ -92,9 +93,15 @@ def extract_with_llm(puzzle: Puzzle, instance: Instance, completion: Any, backen
     -------
     ExtractionResult
         ``mode="llm"``; or the deterministic result with ``fallback`` set to the reason.
+
+    Raises
+    ------
+    ConfigError
+        ``chunk_tokens <= 0``, or ``puzzle`` / ``instance`` refused as by
+        :class:`~reasonshape.extraction.deterministic.PuzzleContext` (endpoint failures never raise: they fall back).
     """
     if chunk_tokens <= 0:
-        raise ValueError(f"chunk_tokens must be > 0, got {chunk_tokens}")
+        raise ConfigError(f"chunk_tokens must be > 0, got {chunk_tokens}")
     ctx = context or PuzzleContext(puzzle, instance)
     text = trace_text(completion)
     sentences = split_sentences(text)

@@ -47,7 +47,27 @@ def _pr(found: set, truth: set) -> tuple[float, float]:
 
 
 def compare_graphs(true_graph, extracted) -> ExtractionQuality:
-    """Precision/recall of ``extracted`` (a ClaimGraph) against ``true_graph`` (a ClaimGraph)."""
+    """Precision and recall of an extracted claim graph against the true graph of the same trace.
+
+    Parameters
+    ----------
+    true_graph : ClaimGraph
+        The reference: the graph the trace was written from (``deduce_trace(...).graph``) or a hand-labelled one.
+        Recall is measured against it.
+    extracted : ClaimGraph
+        The graph under test (``extract_graph(...).graph`` of the same trace text, so sentence indices agree).
+        Precision is measured on it.
+
+    Returns
+    -------
+    ExtractionQuality
+        ``claim_precision``, ``claim_recall``, ``edge_precision``, ``edge_recall`` (and ``edge_f1``), each in
+        [0, 1], micro-averaged over the trace. Claims are matched as (claim, sentence index) pairs, placeholders
+        left out; edges by their kind and their ends' (claim, sentence) pairs, a placeholder premise matching only
+        a placeholder. An empty set against an empty set scores 1.0; a non-empty one against an empty one 0.0.
+
+    Source: reasonshape choice (extraction quality on traces with a known graph, METHOD.md §D).
+    """
     cp, cr = _pr(_nodes(extracted), _nodes(true_graph))
     ep, er = _pr(_edges(extracted), _edges(true_graph))
     return ExtractionQuality(cp, cr, ep, er)

@@ -18,8 +18,9 @@ from typing import Any
 
 from reasonshape.envs import get
 from reasonshape.envs.answer import answer_only_in_reasoning, extract_answer_block
-from reasonshape.envs.base import ClaimLabel, Instance, Puzzle
-from reasonshape.errors import AnswerParseError, GameIdError, UnknownPuzzleError
+from reasonshape.envs.base import ClaimLabel, Instance, Puzzle, check_instance
+from reasonshape.envs.registry import as_puzzle
+from reasonshape.errors import AnswerParseError, ConfigError, GameIdError, UnknownPuzzleError
 from reasonshape.extraction.deterministic import PuzzleContext, extract_deterministic, gc_paused
 from reasonshape.extraction.segment import trace_text
 from reasonshape.rewards.metrics import StructuralMetrics, structural_metrics
@@ -122,7 +123,7 @@ class CompletionScore:
         }
 
 
-def score_completion(puzzle: Puzzle, instance: Instance, completion: Any, *, extract: bool = True,
+def score_completion(puzzle: Puzzle | str, instance: Instance, completion: Any, *, extract: bool = True,
                      llm_backend: Any = None, context: PuzzleContext | None = None, tokens: int | None = None,
                      keep_graph: bool = False, paths: bool = True, reward_only: bool = False) -> CompletionScore:
     """Score one completion of ``instance``; never raises on odd completion text.
@@ -130,7 +131,7 @@ def score_completion(puzzle: Puzzle, instance: Instance, completion: Any, *, ext
     Parameters
     ----------
     puzzle, instance
-        The puzzle and the instance.
+        The puzzle (a Puzzle or its registry name, e.g. ``"tents"``) and an instance of it.
     completion : str, message dict or list of messages
         TRL standard or conversational completion; ``content`` and ``reasoning_content`` are both read.
     extract : bool
@@ -148,8 +149,17 @@ def score_completion(puzzle: Puzzle, instance: Instance, completion: Any, *, ext
     reward_only : bool
         Compute only the metrics the reward functions read and log (η on G, claim statistics; see
         :func:`~reasonshape.rewards.metrics.structural_metrics`); the :class:`Scorer` of the rewards sets it.
+
+    Raises
+    ------
+    ConfigError
+        ``puzzle`` neither a Puzzle nor a name, or ``instance`` not an instance of ``puzzle``.
+    UnknownPuzzleError
+        ``puzzle`` names no implemented puzzle.
     """
     t0 = time.perf_counter()
+    puzzle = as_puzzle(puzzle)
+    check_instance(puzzle, instance)
     with gc_paused():  # see gc_paused: one trace allocates many long-lived small objects
         return _score(puzzle, instance, completion, extract, llm_backend, context, tokens, keep_graph, paths,
                       reward_only, t0)
@@ -239,7 +249,7 @@ class Scorer:
 
     def __init__(self, extract: bool = True, llm_backend: Any = None, cache_size: int = 4096):
         if cache_size <= 0:
-            raise ValueError(f"cache_size must be > 0, got {cache_size}")
+            raise ConfigError(f"cache_size must be > 0, got {cache_size}")
         self.extract = extract
         self.llm_backend = llm_backend
         self.cache_size = cache_size

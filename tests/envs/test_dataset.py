@@ -4,6 +4,7 @@ import pytest
 
 from reasonshape import envs
 from reasonshape.envs.dataset import DEFAULT_SYSTEM_PROMPT, build_records
+from reasonshape.errors import ConfigError
 
 
 def test_columns_and_rebuild():
@@ -37,3 +38,13 @@ def test_no_system_prompt_and_bad_arguments():
         build_records(["tents"], ["impossible"], n=1)
     with pytest.raises(KeyError, match="unknown puzzle"):
         build_records(["sudoku"], ["easy"], n=1)
+
+
+def test_levels_may_be_params_strings_and_must_not_be_empty():
+    params = envs.get("tents").LEVELS["trivial"]
+    rec = build_records(["tents"], [params], n=1)[0]
+    assert rec["level"] == params and rec["game_id"].startswith(params + ":")
+    with pytest.raises(ConfigError, match="puzzles must name at least one puzzle"):
+        envs.build_dataset([], ["easy"])
+    with pytest.raises(ConfigError, match="levels must name at least one level"):
+        envs.build_dataset(["tents"], [])
