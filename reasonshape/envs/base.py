@@ -604,14 +604,16 @@ class Puzzle(ABC):
         if not (1 <= r <= rows and 1 <= c <= cols):
             raise ClaimError(f"{self.name}: cell {tuple(cell)} is outside the {rows}x{cols} grid")
 
-    def _claim_number(self, claim: Claim, lo: int, hi: int | None, what: str) -> int:
+    def _claim_number(self, claim: Claim, lo: int, hi: int | None, what: str, *, item: int | None = None) -> int:
         """``claim.value`` when it is an integer (not a bool) in ``lo..hi`` (``hi=None``: no upper bound). Raises
         :class:`ClaimError` "<puzzle>: <kind> claims need <what> lo..hi, got <value>" otherwise: a value outside the
-        vocabulary (``"3"``, ``99``) is no statement about the instance, for either polarity."""
-        v = claim.value
+        vocabulary (``"3"``, ``99``) is no statement about the instance, for either polarity. ``item``: check
+        ``claim.value[item]`` instead (a count inside a tuple value such as ``(sign, n)``; the caller has checked
+        the tuple's shape); the message still shows the whole value."""
+        v = claim.value if item is None else claim.value[item]
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo or (hi is not None and v > hi):
             span = f">= {lo}" if hi is None else f"{lo}..{hi}"
-            raise ClaimError(f"{self.name}: {claim.kind} claims need {what} {span}, got {v!r}")
+            raise ClaimError(f"{self.name}: {claim.kind} claims need {what} {span}, got {claim.value!r}")
         return int(v)
 
     def _claim_no_value(self, claim: Claim) -> None:

@@ -428,8 +428,10 @@ class Dominosa(Puzzle):
             raise ClaimError(f"dominosa: unknown claim kind {claim.kind!r}; known: {self.CLAIM_KINDS}")
         for cell in claim.cells:
             self._check_cell(instance, cell, p.rows, p.cols)
-        if claim.kind == "domino" and (len(claim.cells) != 2 or _direction(*claim.cells) is None):
-            raise ClaimError(f"dominosa: a domino claim needs two adjacent cells, got {claim.cells}")
+        if claim.kind == "domino":
+            if len(claim.cells) != 2 or _direction(*claim.cells) is None:
+                raise ClaimError(f"dominosa: a domino claim needs two adjacent cells, got {claim.cells}")
+            self._claim_no_value(claim)
         if claim.kind == "number":
             if len(claim.cells) != 1:
                 raise ClaimError(f"dominosa: a number claim has one cell, got {claim.cells}")
@@ -438,7 +440,8 @@ class Dominosa(Puzzle):
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """Domino claims: whether the two cells form a domino in ``solution``; number claims: whether the cell
         shows that number in the grid (static, independent of ``solution``). Raises :class:`ClaimError` for an
-        unknown kind, an off-grid cell, cells that are not a domino's, or a number that is not an integer 0..n."""
+        unknown kind, an off-grid cell, cells that are not a domino's, a domino claim with a value (it takes
+        ``None``), or a number that is not an integer 0..n; for either polarity."""
         self._validate_claim(instance, claim)
         if claim.kind == "number":
             (r, c), = claim.cells

@@ -564,8 +564,8 @@ class Lightup(Puzzle):
             raise ClaimError(f"lightup: value claims take 'L' or '.', got {claim.value!r}")
         if claim.kind == "clue":
             self._claim_number(claim, 0, 4, "a number")
-        if claim.kind == "black" and claim.value is not None:
-            raise ClaimError(f"lightup: black claims take no value, got {claim.value!r}")
+        if claim.kind == "black":
+            self._claim_no_value(claim)
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """Value claims: the cell's symbol in ``solution``; black and clue claims: facts of the puzzle. Raises

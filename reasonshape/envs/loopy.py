@@ -404,13 +404,14 @@ class Loopy(Puzzle):
         Raises
         ------
         ClaimError
-            Unknown kind, dots or a cell off the grid, dots that are not neighbours, or a clue claim whose value is
-            not an integer 0..4 (for either polarity).
+            Unknown kind, dots or a cell off the grid, dots that are not neighbours, an edge claim with a value (it
+            takes ``None``), or a clue claim whose value is not an integer 0..4 (for either polarity).
         """
         p = instance.params
         if claim.kind == "edge":
-            return (self.solution_value(instance, solution, self._edge_key(instance, claim.cells)) == 1) \
-                == claim.positive
+            key = self._edge_key(instance, claim.cells)
+            self._claim_no_value(claim)
+            return (self.solution_value(instance, solution, key) == 1) == claim.positive
         if claim.kind == "clue":
             if len(claim.cells) != 1:
                 raise ClaimError(f"loopy: a clue claim names one cell, got {claim.cells}")

@@ -553,16 +553,22 @@ class Magnets(Puzzle):
             raise ClaimError(f"magnets: a value claim is about one cell, got {claim.cells}")
         if claim.kind == "value" and claim.value not in _VALUES:
             raise ClaimError(f"magnets: a value claim's value is one of + - ., got {claim.value!r}")
-        if claim.kind in ("row_count", "col_count") and not (
-                isinstance(claim.value, tuple) and len(claim.value) == 2 and claim.value[0] in ("+", "-")):
-            raise ClaimError(f"magnets: a count claim's value is (sign, n), got {claim.value!r}")
-        if claim.kind == "domino" and len(claim.cells) != 2:
-            raise ClaimError(f"magnets: a domino claim has two cells, got {claim.cells}")
+        if claim.kind in ("row_count", "col_count"):
+            if not (isinstance(claim.value, tuple) and len(claim.value) == 2 and claim.value[0] in ("+", "-")):
+                raise ClaimError(f"magnets: a count claim's value is (sign, n), got {claim.value!r}")
+            # a row holds w cells, a column h: no line holds more poles of one sign
+            self._claim_number(claim, 0, p.w if claim.kind == "row_count" else p.h, "(sign, n) with n", item=1)
+        if claim.kind == "domino":
+            if len(claim.cells) != 2:
+                raise ClaimError(f"magnets: a domino claim has two cells, got {claim.cells}")
+            self._claim_no_value(claim)
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """Value claims: the cell's symbol in ``solution``; count claims: the number of cells of that sign in
         the solution's row/column; domino claims: whether the layout pairs the two cells (static). Raises
-        :class:`ClaimError` for claims outside the vocabulary."""
+        :class:`ClaimError` for claims outside the vocabulary, for either polarity: an unknown kind, a cell off the
+        grid, a value other than ``+ - .``, a count that is not ``(sign, n)`` with ``n`` an integer ``0..w`` (rows)
+        / ``0..h`` (columns), a domino claim that is not two cells or has a value (it takes ``None``)."""
         self._validate_claim(instance, claim)
         if claim.kind == "value":
             (r, c), = claim.cells

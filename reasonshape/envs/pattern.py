@@ -430,7 +430,9 @@ class Pattern(Puzzle):
         Raises
         ------
         ClaimError
-            Unknown kind, a cell off the grid, a value outside ``#``/``.``, or a clue value that is not a tuple.
+            Unknown kind, a cell off the grid, a value outside ``#``/``.``, or a clue value that is not a tuple of
+            integer run lengths >= 1 that fit the line (``()`` is the empty clue; ``(0,)``, ``(9,)`` in a row of 8
+            cells are refused); for either polarity.
         """
         p: PatternParams = instance.params
         d: PatternData = instance.data
@@ -442,8 +444,11 @@ class Pattern(Puzzle):
             if claim.value not in ("#", "."):
                 raise ClaimError(f"pattern: a cell is '#' (filled) or '.' (empty), got {claim.value!r}")
             return (solution[r - 1][c - 1] == claim.value) == claim.positive
-        if not isinstance(claim.value, tuple):
-            raise ClaimError(f"pattern: a clue claim's value is a tuple of run lengths, got {claim.value!r}")
+        v, line = claim.value, p.w if claim.kind == "row_clue" else p.h
+        if not (isinstance(v, tuple) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in v)
+                and sum(v) + len(v) - 1 <= line):  # the runs and the gaps between them fit the line
+            raise ClaimError(f"pattern: {claim.kind} claims need a tuple of run lengths >= 1 that fit the line's "
+                             f"{line} cells, got {v!r}")
         actual = d.rows[r - 1] if claim.kind == "row_clue" else d.cols[c - 1]
         return (tuple(claim.value) == actual) == claim.positive
 

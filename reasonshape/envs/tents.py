@@ -505,11 +505,14 @@ class Tents(Puzzle):
             r, c = claim.cells[0]
             if (claim.kind == "row_count" and c != 1) or (claim.kind == "column_count" and r != 1):
                 raise ClaimError(f"tents: a {claim.kind} claim is anchored at column 1 / row 1, got {claim.cells}")
-            if not isinstance(claim.value, int) or isinstance(claim.value, bool) or claim.value < 0:
-                raise ClaimError(f"tents: count claims take a count >= 0, got {claim.value!r}")
+            # a row holds w cells, a column h: no line holds more tents
+            self._claim_number(claim, 0, w if claim.kind == "row_count" else h, "a count")
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
-        """Value claims: the cell's symbol; count claims: the number of tents in that row or column."""
+        """Value claims: the cell's symbol; count claims: the number of tents in that row or column. Raises
+        :class:`ClaimError` for a claim outside the vocabulary, for either polarity: an unknown kind, not one cell,
+        a cell off the grid, a value other than ``T . Y``, a count claim not anchored at column 1 / row 1 or whose
+        count is not an integer ``0..w`` (rows) / ``0..h`` (columns)."""
         self._validate_claim(instance, claim)
         r, c = claim.cells[0]
         if claim.kind == "value":

@@ -573,14 +573,17 @@ class Towers(Puzzle):
             self._claim_number(claim, 1, w, "a height")
         else:
             v = claim.value
-            if not (isinstance(v, tuple) and len(v) == 2 and v[0] in SIDES and isinstance(v[1], int)):
+            if not (isinstance(v, tuple) and len(v) == 2 and v[0] in SIDES):
                 raise ClaimError(f"towers: visible claims have value (side, count), got {v!r}")
             _clue_index(w, v[0], claim.cells[0])
+            # a line of w towers shows at least the first and at most all w
+            self._claim_number(claim, 1, w, "(side, count) with count", item=1)
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """Value claims: the cell's height; visible claims: the number of towers seen from that side. Raises
         :class:`ClaimError` for a claim outside the vocabulary (unknown kind, not one cell, a cell off the grid, a
-        height that is not an integer 1..w, a visible value that is not ``(side, count)`` at that side's clue)."""
+        height that is not an integer 1..w, a visible value that is not ``(side, count)`` at that side's clue with
+        ``count`` an integer 1..w), for either polarity."""
         self._validate_claim(instance, claim)
         w = instance.params.w
         if claim.kind == "value":

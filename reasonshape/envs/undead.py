@@ -535,12 +535,16 @@ class Undead(Puzzle):
             self._check_cell(instance, cell, p.h, p.w)
         if claim.kind == "value" and (len(claim.cells) != 1 or claim.value not in MONSTERS):
             raise ClaimError(f"undead: a value claim is one cell and one of G V Z, got {claim.cells} {claim.value!r}")
-        if claim.kind == "total" and not (isinstance(claim.value, tuple) and len(claim.value) == 2
-                                          and claim.value[0] in MONSTERS):
-            raise ClaimError(f"undead: a total claim's value is (monster, n), got {claim.value!r}")
-        if claim.kind == "sight" and not (len(claim.cells) == 1 and isinstance(claim.value, tuple)
-                                          and len(claim.value) == 2 and claim.value[0] in SIDES):
-            raise ClaimError(f"undead: a sight claim is (anchor,), (side, n), got {claim.cells} {claim.value!r}")
+        if claim.kind == "total":
+            if not (isinstance(claim.value, tuple) and len(claim.value) == 2 and claim.value[0] in MONSTERS):
+                raise ClaimError(f"undead: a total claim's value is (monster, n), got {claim.value!r}")
+            self._claim_number(claim, 0, p.w * p.h, "(monster, n) with n", item=1)  # no more monsters than cells
+        if claim.kind == "sight":
+            if not (len(claim.cells) == 1 and isinstance(claim.value, tuple) and len(claim.value) == 2
+                    and claim.value[0] in SIDES):
+                raise ClaimError(f"undead: a sight claim is (anchor,), (side, n), got {claim.cells} {claim.value!r}")
+            # a line of sight crosses a cell at most twice (once across, once along: mirrors turn it)
+            self._claim_number(claim, 0, 2 * p.w * p.h, "(side, n) with n", item=1)
         if claim.kind == "mirror" and (len(claim.cells) != 1 or claim.value not in MIRRORS):
             raise ClaimError(f"undead: a mirror claim is one cell and '/' or '\\\\', got {claim.value!r}")
 
@@ -553,7 +557,11 @@ class Undead(Puzzle):
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """Value, total and sight claims are evaluated on ``solution``; mirror claims on the grid (static). A
-        sight claim whose anchor is not next to that side is false. Raises :class:`ClaimError`."""
+        sight claim whose anchor is not next to that side is false. Raises :class:`ClaimError` for a claim outside
+        the vocabulary, for either polarity: an unknown kind, a cell off the grid, a value that is not one cell and
+        one of ``G V Z``, a total that is not ``(monster, n)`` with ``n`` an integer ``0..w*h``, a sight claim that
+        is not one anchor and ``(side, n)`` with ``n`` an integer ``0..2*w*h``, a mirror that is not one cell and
+        ``/`` or ``\\``."""
         self._validate_claim(instance, claim)
         p, d = instance.params, instance.data
         if claim.kind == "value":

@@ -383,8 +383,7 @@ class Unruly(Puzzle):
     def _claim_cell(self, instance: Instance, claim: Claim):
         if claim.kind != "value" or len(claim.cells) != 1:
             raise ClaimError(f"unruly: claim kind must be 'value' about one cell, got {claim!r}")
-        if claim.value not in (0, 1) or isinstance(claim.value, bool):
-            raise ClaimError(f"unruly: a cell's value is 0 or 1, got {claim.value!r}")
+        self._claim_number(claim, 0, 1, "a colour")  # 0 or 1; not 1.0 or True
         p: UnrulyParams = instance.params
         self._check_cell(instance, claim.cells[0], p.h, p.w)
         return claim.cells[0]

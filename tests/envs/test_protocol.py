@@ -107,6 +107,90 @@ def test_claim_values_outside_the_vocabulary_raise_claim_error(name, positive):
             p.verify_claim(inst, Claim(kind, claim.cells, bad, positive))
 
 
+#: A claim of each kind the collection's instance produces no claim of (neither given_claims nor solution_claims),
+#: built as the puzzle's docs / claim_text describe it; the test uses it or its negation, whichever is correct.
+_BUILT_CLAIMS = {
+    ("unequal", "greater"): Claim("greater", ((1, 1), (1, 2))),  # "(1,1) is greater than (1,2)"
+    ("unequal", "adjacent"): Claim("adjacent", ((1, 1), (1, 2))),  # "(1,1) and (1,2) are consecutive"
+    ("lightup", "black"): Claim("black", ((1, 1),)),  # "(1,1) is a black cell"
+    ("net", "link"): Claim("link", ((1, 1), (1, 2))),  # "(1,1) is linked to (1,2)"
+    ("signpost", "link"): Claim("link", ((1, 1), (1, 2))),  # "(1,1) is followed by (1,2)"
+    ("tracks", "track"): Claim("track", ((1, 1),)),  # "(1,1) has track"
+    ("tracks", "edge"): Claim("edge", ((1, 1), (1, 2))),  # "the track runs between (1,1) and (1,2)"
+}
+
+#: Junk in place of a claim's value (and of each item of a tuple value): another type, out of any range, a bool.
+_JUNK = ("zzz", 10**6, -1, True)
+
+#: Tuple items that are not bounded above: a Keen cage target (any integer >= 1; a big one is labelled wrong).
+_UNBOUNDED_ITEMS = {("keen", "cage", 1)}
+
+
+def _kind_samples(p, inst, name):
+    """One correct claim of every kind in ``p.CLAIM_KINDS``: real ones first, then :data:`_BUILT_CLAIMS`."""
+    real = p.given_claims(inst) + tuple(p.solution_claims(inst))
+    out = {}
+    for kind in p.CLAIM_KINDS:
+        claim = min((c for c in real if c.kind == kind), key=repr, default=None)
+        if claim is None:
+            built = _BUILT_CLAIMS[(name, kind)]
+            claim = built if p.verify_claim(inst, built) is ClaimLabel.CORRECT else built.negated()
+        out[kind] = claim
+    return out
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_every_claim_kind_refuses_junk_values(name):
+    # For every kind of every puzzle, a junk value ("zzz", 10**6, -1, True; None where the kind carries a value,
+    # any value where it carries none; the same junk in each item of a tuple value such as magnets' (sign, n))
+    # raises ClaimError for both polarities, while the real claim is labelled correct. Kinds without a value used
+    # to label junk like None (magnets / dominosa dominoes, loopy edges, tracks track / edge / entrance / exit),
+    # and count items had no bound (magnets' n, tents' and tracks' counts, towers' visible, undead's totals).
+    p = envs.get(name)
+    row = next(r for r in DEV if r["puzzle"] == name)
+    inst = p.parse_game_id(row["game_id"])
+    for kind, claim in _kind_samples(p, inst, name).items():
+        assert p.verify_claim(inst, claim) is ClaimLabel.CORRECT, claim
+        v = claim.value
+        bad_values = list(_JUNK) + ([0, False, "", ()] if v is None else [None])
+        if isinstance(v, tuple):
+            bad_values += [v[:i] + (bad,) + v[i + 1:] for i in range(len(v)) for bad in _JUNK
+                           if not (bad == 10**6 and (name, kind, i) in _UNBOUNDED_ITEMS)]
+        for bad in bad_values:
+            for positive in (True, False):
+                junk = Claim(kind, claim.cells, bad, positive)
+                with pytest.raises(ClaimError):
+                    p.verify_claim(inst, junk)
+                    pytest.fail(f"{name}: {junk} was labelled {p.verify_claim(inst, junk)}")
+
+
+#: Count items at the edge of what the grid allows, as (kind, anchor, value at the bound, value past it) given the
+#: instance's (w, h): a line of w cells holds at most w of anything.
+_COUNT_BOUNDS = {
+    "tents": lambda w, h: [("row_count", (1, 1), w, w + 1), ("column_count", (1, 1), h, h + 1)],
+    "tracks": lambda w, h: [("row_count", (1, 1), w, w + 1), ("col_count", (1, 1), h, h + 1)],
+    "magnets": lambda w, h: [("row_count", (1, 1), ("+", w), ("+", w + 1)),
+                             ("col_count", (1, 1), ("-", h), ("-", h + 1))],
+    "towers": lambda w, h: [("visible", (1, 1), ("top", w), ("top", w + 1)),
+                            ("visible", (1, 1), ("top", 1), ("top", 0))],
+    "undead": lambda w, h: [("total", None, ("G", w * h), ("G", w * h + 1))],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_COUNT_BOUNDS))
+def test_counts_are_bounded_by_the_grid(name):
+    # the count at the bound is a statement about the instance (labelled), one past it raises ClaimError
+    p = envs.get(name)
+    inst = p.parse_game_id(next(r for r in DEV if r["puzzle"] == name)["game_id"])
+    w, h = inst.params.w, getattr(inst.params, "h", inst.params.w)
+    for kind, anchor, ok, past in _COUNT_BOUNDS[name](w, h):
+        cells = () if anchor is None else (anchor,)
+        assert p.verify_claim(inst, Claim(kind, cells, ok)) in (ClaimLabel.CORRECT, ClaimLabel.WRONG)
+        for positive in (True, False):
+            with pytest.raises(ClaimError, match="claims need"):
+                p.verify_claim(inst, Claim(kind, cells, past, positive))
+
+
 # Puzzles without '.' among their answer symbols, and those with it (the 21 together).
 NO_DOT_PUZZLES = ("solo", "keen", "towers", "unequal", "dominosa", "singles", "unruly", "filling", "slant",
                   "signpost", "bridges")
