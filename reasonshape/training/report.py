@@ -833,22 +833,22 @@ def _su_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Path, 
     doc.h(2, "Structural uncertainty (paper B)")
     s = su_summary(records)
     jc = su_judge_counts(records)
-    judge_note = ""
-    if jc["prompts"]:
-        judge_note = (f"The judge's replies had no readable verdict in {jc['unparsed']} of {jc['prompts']} prompts "
-                      f"({100 * jc['unparsed'] / jc['prompts']:.1f} %, counted as ties); {jc['no_verdict']} of "
-                      f"{jc['groups']} judged groups had no readable verdict at all and are left out of every "
-                      "number below (ties alone measure nothing).")
     if s is None:
+        if jc["groups"] and jc["no_verdict"] == jc["groups"]:  # judged, but no group measured anything
+            doc.p(f"Structural uncertainty was computed, but the judge gave no readable verdict in any group: "
+                  f"{jc['no_verdict']} of {jc['groups']} judged groups without one, {jc['unparsed']} of "
+                  f"{jc['prompts']} replies unreadable (ties alone measure nothing), so no group has U, A or I.")
+            return
         su_meta = (meta or {}).get("su")
         why = su_meta.get("not_computed") if isinstance(su_meta, Mapping) else None
         doc.p("No record carries structural-uncertainty values (su with U, A, I)"
               + (f"; not computed in this run: {why}" if why else "") + ": section left out.")
-        if judge_note:
-            doc.p(judge_note)
         return
-    if judge_note:
-        doc.p(judge_note)
+    if jc["prompts"]:
+        doc.p(f"The judge's replies had no readable verdict in {jc['unparsed']} of {jc['prompts']} prompts "
+              f"({100 * jc['unparsed'] / jc['prompts']:.1f} %, counted as ties); {jc['no_verdict']} of "
+              f"{jc['groups']} judged groups had no readable verdict at all and are left out of every "
+              "number below (ties alone measure nothing).")
     doc.p(f"{s['n_groups']} groups (a group: one model's completions of one instance): the answer (top-ranked "
           f"candidate, or majority verdict) is correct in {s['n_correct']} and wrong in {s['n_wrong']}. "
           "U = H(mean π), A = mean H(π^(m)), I = U - A, in nats. Paper B: I relates negatively, A positively, "

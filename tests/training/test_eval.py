@@ -362,8 +362,12 @@ class TestJudgeWithoutVerdict:
         assert (su["groups_judged"], su["groups_without_verdict"]) == (1, 1)
         assert (su["judge_prompts"], su["judge_unparsed"], su["judge_unparsed_rate"]) == (4, 4, 1.0)
         md = summary.report_paths[0].read_text()
-        assert "no readable verdict in 4 of 4 prompts (100.0 %" in md and "1 of 1 judged groups" in md
+        assert ("Structural uncertainty was computed, but the judge gave no readable verdict in any group: 1 of 1 "
+                "judged groups without one, 4 of 4 replies unreadable" in md)
         assert "AUROC" not in md  # no group measured anything: no SU table
+        # nothing below to point at, and no claim that no record carries structural uncertainty
+        assert "below" not in md.split("Structural uncertainty (paper B)")[1].split("\n#")[0]
+        assert "No record carries structural-uncertainty values" not in md
 
     def test_readable_verdicts_give_values(self, tmp_path):
         cfg = EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)), su_trials=2,
