@@ -71,6 +71,7 @@ __all__ = [
     "su_judge_counts",
     "su_summary",
     "build_report",
+    "markdown_cell",
 ]
 
 # ============================================================================================ reference figures
@@ -554,6 +555,15 @@ def _fmt_value(v: Any, limit: int = 400) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
+def markdown_cell(text: Any, limit: int | None = None) -> str:
+    """``text`` as one Markdown table cell: whitespace (newlines included) collapsed to single spaces, cut to
+    ``limit`` characters (with "…") when given, and ``|`` escaped, so the row stays one row."""
+    text = " ".join(str(text).split())
+    if limit is not None and len(text) > limit:
+        text = text[:max(limit - 1, 0)].rstrip() + "…"
+    return text.replace("|", "\\|")
+
+
 # ============================================================================================ document model
 @dataclass
 class _Doc:
@@ -581,7 +591,7 @@ class _Doc:
             elif b[0] == "p":
                 out.append(b[1])
             elif b[0] == "table":
-                esc = [[" ".join(c.split()).replace("|", "\\|") for c in row] for row in [b[1], *b[2]]]
+                esc = [[markdown_cell(c) for c in row] for row in [b[1], *b[2]]]
                 lines = ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(esc[0])]
                 lines += ["| " + " | ".join(row) + " |" for row in esc[1:]]
                 out.append("\n".join(lines))

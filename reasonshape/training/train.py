@@ -60,6 +60,8 @@ RESULT_FILE = "reasonshape_result.json"
 COMPARISON_FILE = "comparison.md"
 #: Logged entries averaged for the "final" figures of the ablation table.
 FINAL_WINDOW = 5
+#: Characters kept of a status cell of the ablation table (a failed run's error, on one line).
+STATUS_LIMIT = 200
 
 _REWARD_NAMES = ("accuracy", "format", "eta", "self_preference", "shaped")
 _LEVELS = ("trivial", "easy", "normal", "hard")
@@ -694,7 +696,7 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
                                         "final_metrics": result.final_metrics}))
         except Exception as e:  # one failed config must not lose the others
             print(f"[ablate] {stem}: failed: {type(e).__name__}: {e}", file=sys.stderr)
-            rows.append((stem, f"failed: {type(e).__name__}: {str(e)[:120]}", {}))
+            rows.append((stem, f"failed: {type(e).__name__}: {e}", {}))  # one line in the table: comparison_table
     path = root / COMPARISON_FILE
     if int(os.environ.get("RANK", "0")) == 0:  # under `accelerate launch`, one rank writes the table
         path.write_text(comparison_table(rows))
@@ -718,8 +720,12 @@ def comparison_table(rows: list[tuple[str, str, dict]]) -> str:
     Columns: config, status, steps, trained reward (``reward``), each ``rewards/<name>/mean`` seen in any run
     (final means over the last :data:`FINAL_WINDOW` logged steps; ``-`` where a run did not log it), accuracy
     (``reasonshape/accuracy``), mean eta (``reasonshape/eta``), claim accuracy, reward time per completion and
-    the run's wall-clock seconds.
+    the run's wall-clock seconds. Every cell is one line with ``|`` escaped
+    (:func:`reasonshape.training.report.markdown_cell`), a status (a failed run's error) cut to
+    :data:`STATUS_LIMIT` characters, so a multi-line error cannot split its row.
     """
+    from reasonshape.training.report import markdown_cell
+
     reward_keys = sorted({k for _, _, r in rows for k in (r.get("final_metrics") or {})
                           if k.startswith("rewards/") and k.endswith("/mean")})
     cols = ["config", "status", "steps", "reward"] + [k[len("rewards/"):-len("/mean")] for k in reward_keys] + [
@@ -732,7 +738,8 @@ def comparison_table(rows: list[tuple[str, str, dict]]) -> str:
             v = _fm.get(key)
             return "-" if v is None else fmt.format(v)
 
-        vals = [name, status, str(rec.get("global_step", "-")), cell("reward")]
+        vals = [markdown_cell(name), markdown_cell(status, STATUS_LIMIT), str(rec.get("global_step", "-")),
+                cell("reward")]
         vals += [cell(k) for k in reward_keys]
         vals += [cell("reasonshape/accuracy"), cell("reasonshape/eta"), cell("reasonshape/claim_accuracy"),
                  cell("reasonshape/reward_time_s", "{:.4f}")]

@@ -278,6 +278,27 @@ class TestCli:
         assert lines[2] == "| a | done | 2 | 1.000 | 0.500 | 0.500 | 0.250 | - | - | 3.0 |"
         assert lines[3].startswith("| b | failed: X | - |")
 
+    def test_a_failed_run_with_a_multi_line_error_keeps_its_table_row(self, tmp_path, monkeypatch):
+        error = ("We couldn't connect to 'https://huggingface.co' to load the files, and couldn't find them\n\n"
+                 "  in the cached files.\nCheck your connection | or see " + "x" * 400)
+
+        def fail(*args, **kwargs):
+            raise OSError(error)
+
+        monkeypatch.setattr(T, "run_training", fail)
+        path = T.run_ablation([str(ABLATIONS[0])], tmp_path)
+        lines = path.read_text().splitlines()
+        assert len(lines) == 3  # header, rule, one row: the error did not split it
+        row = lines[2]
+        status = row.split(" | ")[1]
+        assert status.startswith("failed: OSError: We couldn't connect to 'https://huggingface.co' to load the "
+                                 "files, and couldn't find them in the cached files. Check your connection \\| or")
+        assert len(status) <= T.STATUS_LIMIT + 1 and status.endswith("…")  # + 1: the escaped pipe's backslash
+        # the same number of unescaped cell separators as the header
+        assert row.replace("\\|", "").count("|") == lines[0].count("|")
+        assert T.ablate_main(argparse.Namespace(configs=[str(ABLATIONS[0])], out=str(tmp_path), set=None,
+                                                rerun=False)) == 1
+
 
 # ===================================================================================================== GRPO on CPU
 def _mixed_rollout(answers: dict[str, str]):
