@@ -371,15 +371,22 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
     Raises
     ------
     ConfigError
-        ``model_name_or_path`` unset; ``remove_unused_columns`` true (the rewards need the ``puzzle`` and
-        ``game_id`` columns); ``eval_strategy`` other than ``"no"`` (no eval split is built: ``reasonshape eval``
-        evaluates checkpoints); ``reward_weights`` of the wrong length; a self-preference judge while a process could
-        receive part of a group (several processes and ``per_device_train_batch_size * steps_per_generation``, the
-        consecutive completions TRL gives each process, not a multiple of ``num_generations``);
-        ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
+        ``model_name_or_path`` unset, or a local path that does not exist
+        (:func:`reasonshape.training.backends.check_model_path`, as ``reasonshape eval`` checks ``--model``; not when
+        ``build_tiny_model_if_missing`` builds the tiny model there); ``remove_unused_columns`` true (the rewards need
+        the ``puzzle`` and ``game_id`` columns); ``eval_strategy`` other than ``"no"`` (no eval split is built:
+        ``reasonshape eval`` evaluates checkpoints); ``reward_weights`` of the wrong length; a self-preference judge
+        while a process could receive part of a group (several processes and ``per_device_train_batch_size *
+        steps_per_generation``, the consecutive completions TRL gives each process, not a multiple of
+        ``num_generations``); ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
     """
     if not model.model_name_or_path:
         raise ConfigError("model_name_or_path must be set (a local directory or hub id), got None")
+    if not rs.build_tiny_model_if_missing:  # else the tiny model is built there (run_training)
+        from reasonshape.training.backends import check_model_path
+
+        check_model_path(model.model_name_or_path, "model_name_or_path",
+                         ", or build_tiny_model_if_missing: true for reasonshape's tiny CPU model")
     if grpo.remove_unused_columns:
         raise ConfigError("remove_unused_columns must be False: the rewards read the dataset's 'puzzle' and "
                           "'game_id' columns, got True")

@@ -268,6 +268,29 @@ class TestCli:
         assert all(c in str(e.value) for c in cfgs)
         assert not (tmp_path / "abl").exists()
 
+    @pytest.mark.parametrize("model", ["runs/tiny-modle", "./runs/tiny-modle", "runs/x/tiny-modle", "MISSING"])
+    def test_a_missing_model_directory_is_refused_before_anything_runs(self, tmp_path, monkeypatch, model):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "runs").mkdir()  # runs/tiny-modle beside runs/: a path with a typo, not a hub id
+        model = str(tmp_path / "no" / "such") if model == "MISSING" else model
+        argv = ["--config", str(SMOKE), "--model_name_or_path", model, "--build_tiny_model_if_missing", "false"]
+        with pytest.raises(ConfigError, match=f"model_name_or_path: model directory {model!r} does not exist "
+                                              r"\(give a local model directory, or a hub id"):
+            T.parse_train_args(argv)
+        # ablate's check of every config before the first run catches it too
+        with pytest.raises(ConfigError, match=f"(?s)no run started.*model directory {model!r} does not exist"):
+            T.run_ablation([str(ABLATIONS[0])], tmp_path / "abl", overrides=argv[2:])
+        assert not (tmp_path / "abl").exists()
+        # the tiny model is built there: nothing to check
+        T.parse_train_args([*argv[:-1], "true"])
+
+    @pytest.mark.parametrize("model", ["gpt2", "Qwen/Qwen2.5-0.5B"])
+    def test_hub_ids_are_not_taken_for_missing_directories(self, tmp_path, monkeypatch, model):
+        monkeypatch.chdir(tmp_path)
+        rs, _, m = T.parse_train_args(["--config", str(SMOKE), "--model_name_or_path", model,
+                                       "--build_tiny_model_if_missing", "false"])
+        assert m.model_name_or_path == model and not rs.build_tiny_model_if_missing
+
     def test_comparison_table(self):
         fm = {"reward": 1.0, "rewards/accuracy_reward/mean": 0.5, "reasonshape/accuracy": 0.5, "reasonshape/eta": 0.25}
         rows = [("a", "done", {"global_step": 2, "runtime_s": 3.0, "final_metrics": fm}), ("b", "failed: X", {})]
