@@ -289,19 +289,62 @@ def parse_train_args(argv: list[str] | None = None):
     Raises
     ------
     ConfigError
-        An invalid field value (also TRL's ``ValueError`` for its own fields, re-raised as ConfigError; its
+        An unknown field in the config file or the options, before any value is checked ("unknown field dataset_sise
+        (did you mean dataset_size?) in config file x.yaml"); an invalid field value (also TRL's ``ValueError`` for
+        its own fields, re-raised as ConfigError; its
         generation-batch rule restated as "per_device_train_batch_size x steps_per_generation x processes must be a
         multiple of num_generations"), or a config file that cannot be read.
     """
     parser = make_parser()
+    argv = list(argv or [])
+    _check_known_fields(parser, argv)  # before any value is validated: a misspelt field explains what follows
     try:
-        rs, grpo, model = parser.parse_args_and_config(args=list(argv or []))
+        rs, grpo, model = parser.parse_args_and_config(args=argv)
     except ConfigError:
         raise
     except (ValueError, OSError) as e:
         raise _trl_error(e) from e
     check_compatible(rs, grpo, model)
     return rs, grpo, model
+
+
+def _check_known_fields(parser: Any, argv: list[str]) -> None:
+    """Raise ConfigError "unknown field dataset_sise in config file x.yaml (did you mean dataset_size?)" for each
+    key of the ``--config`` file and each ``--option`` of ``argv`` that no dataclass field takes, with the closest
+    field name (difflib over ReasonshapeArguments, GRPOConfig and ModelConfig). TRL's parser rejects them too,
+    in its own words and only after every value was validated."""
+    import difflib
+
+    import yaml
+
+    options = parser._option_string_actions  # --field, --field-name aliases and --no_<bool field>
+    found: list[tuple[str, str]] = []  # (name, where)
+    if "--config" in argv[:-1]:
+        config = argv[argv.index("--config") + 1]
+        try:
+            with open(config) as f:
+                keys = yaml.safe_load(f)
+        except (OSError, yaml.YAMLError):
+            keys = None  # TRL's parser says what is wrong with the file
+        if isinstance(keys, dict):
+            dests = {a.dest for a in parser._actions}
+            found += [(str(k), f"config file {config}") for k in keys if k != "env" and k not in dests]
+    skip_next = False
+    for a in argv:
+        if skip_next:
+            skip_next = False
+        elif a == "--config":
+            skip_next = True
+        elif a.startswith("--") and a.partition("=")[0] not in options:
+            found.append((a[2:].partition("=")[0], "the command-line options"))
+    if not found:
+        return
+    names = [f.name for dc in parser.dataclass_types for f in fields(dc) if f.init]
+    parts = []
+    for name, where in found:
+        close = difflib.get_close_matches(name.replace("-", "_"), names, n=1)
+        parts.append(f"unknown field {name}{f' (did you mean {close[0]}?)' if close else ''} in {where}")
+    raise ConfigError("; ".join(parts) + " ('reasonshape train --help' lists every field)")
 
 
 # GRPOConfig.__post_init__ (trl 1.16): "generation_batch_size (2) must be divisible by num_generations (4)."

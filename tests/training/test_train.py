@@ -259,6 +259,32 @@ class TestCli:
             T.parse_train_args(["--config", str(SMOKE), *argv])
         assert "usage:" not in capsys.readouterr().err
 
+    def test_an_unknown_config_key_names_the_closest_field_and_the_file(self, tmp_path):
+        cfg = tmp_path / "x.yaml"
+        cfg.write_text("dataset_sise: 4\n" + SMOKE.read_text())
+        with pytest.raises(ConfigError) as e:
+            T.parse_train_args(["--config", str(cfg)])
+        assert str(e.value) == (f"unknown field dataset_sise (did you mean dataset_size?) in config file {cfg} "
+                                "('reasonshape train --help' lists every field)")
+
+    @pytest.mark.parametrize("argv, want", [
+        (["--max_step", "3"], "unknown field max_step (did you mean max_steps?) in the command-line options"),
+        (["--max-step=3"], "unknown field max-step (did you mean max_steps?) in the command-line options"),
+        (["--no_such_field", "1"], "unknown field no_such_field in the command-line options"),
+        # reported before the values are validated (judge=transformers would want judge_model)
+        (["--judge", "transformers", "--judge_modle", "x"], "unknown field judge_modle (did you mean judge_model?)"),
+        (["--gradient_acumulation_steps", "2"], "(did you mean gradient_accumulation_steps?)"),  # GRPOConfig
+        (["--model_revison", "main"], "(did you mean model_revision?)"),  # ModelConfig
+    ])
+    def test_an_unknown_option_names_the_closest_field(self, argv, want):
+        with pytest.raises(ConfigError) as e:
+            T.parse_train_args(["--config", str(SMOKE), *argv])
+        assert want in str(e.value) and "\n" not in str(e.value) and "HfArgumentParser" not in str(e.value)
+
+    def test_an_unknown_set_field_in_ablate_names_the_closest_field(self, tmp_path):
+        with pytest.raises(ConfigError, match=r"unknown field max_step \(did you mean max_steps\?\)"):
+            T.run_ablation([str(ABLATIONS[0])], tmp_path / "abl", overrides=T._override_args(["max_step=3"]))
+
     @pytest.mark.parametrize("bad", ["max_steps=abc", "max_step=1", "foo=1"])
     def test_ablation_checks_every_config_before_the_first_run(self, tmp_path, bad):
         # the same error whatever is wrong, before anything trains: no run folder, no table
