@@ -291,9 +291,9 @@ def parse_train_args(argv: list[str] | None = None):
     ConfigError
         An unknown field in the config file or the options, before any value is checked ("unknown field dataset_sise
         (did you mean dataset_size?) in config file x.yaml"); an invalid field value (also TRL's ``ValueError`` for
-        its own fields, re-raised as ConfigError; its
-        generation-batch rule restated as "per_device_train_batch_size x steps_per_generation x processes must be a
-        multiple of num_generations"), or a config file that cannot be read.
+        its own fields, re-raised as ConfigError; its generation-batch rule restated as "per_device_train_batch_size
+        x steps_per_generation x processes must be a multiple of num_generations"), or a config file that cannot be
+        read.
     """
     parser = make_parser()
     argv = list(argv or [])
