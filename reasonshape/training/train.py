@@ -663,12 +663,49 @@ def train_main(args: argparse.Namespace) -> int:
 
 # ===================================================================================================== ablation
 def _override_args(sets: list[str] | None) -> list[str]:
+    """``ablate --set KEY=VALUE`` items as ``--KEY VALUE ...`` arguments for :func:`parse_train_args`.
+
+    A list field (one TRL's parser takes as several values: puzzles, levels, reward_funcs, reward_weights...) takes
+    a YAML flow list (``levels=[trivial, easy]``) or space-separated values (``levels=trivial easy``), passed as
+    separate arguments. A field given twice is a ConfigError (argparse would keep the last silently); an unknown
+    field is left to :func:`parse_train_args`, which names the closest one.
+    """
+    import yaml
+
+    options = make_parser()._option_string_actions
     out: list[str] = []
+    seen: dict[str, str] = {}
     for s in sets or []:
         key, sep, value = s.partition("=")
-        if not sep or not key.strip():
+        key = key.strip().lstrip("-")
+        if not sep or not key:
             raise ConfigError(f"--set must be KEY=VALUE, got {s!r}")
-        out += [f"--{key.strip().lstrip('-')}", value]
+        action = options.get(f"--{key}")
+        field_name = action.dest if action is not None else key
+        is_list = action is not None and action.nargs in ("+", "*")
+        if field_name in seen:
+            fix = f'give all its values in one, e.g. --set "{field_name}=[a, b]"' if is_list else "keep one"
+            raise ConfigError(f"--set must give each field once, got {field_name} twice ({seen[field_name]!r} and "
+                              f"{s!r}): {fix}")
+        seen[field_name] = s
+        if not is_list:
+            out += [f"--{key}", value]
+            continue
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                items = yaml.safe_load(text)
+            except yaml.YAMLError:
+                items = None
+            if not isinstance(items, list) or any(isinstance(x, dict | list) or x is None for x in items):
+                raise ConfigError(f"--set {key} must be a YAML list such as [a, b] or space-separated values a b, "
+                                  f"got {value!r}")
+            items = [str(x) for x in items]
+        else:
+            items = text.split()
+        if not items:
+            raise ConfigError(f"--set {key} must give at least one value, got {value!r}")
+        out += [f"--{key}", *items]
     return out
 
 
@@ -832,6 +869,8 @@ def add_parser(subparsers: Any) -> None:
     a.add_argument("--configs", nargs="+", required=True, metavar="YAML", help="training configs to compare")
     a.add_argument("--out", default="runs/ablations", help="output folder (default: runs/ablations)")
     a.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="override a field in every run, e.g. --set max_steps=2 (repeatable)")
+                   help="override a field in every run, e.g. --set max_steps=2 (repeatable, each field once); a list "
+                        "field takes a YAML list or space-separated values: --set 'levels=[trivial, easy]' or "
+                        "--set 'levels=trivial easy'")
     a.add_argument("--rerun", action="store_true", help="re-run configs that already finished")
     a.set_defaults(func=ablate_main)

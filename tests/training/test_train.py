@@ -219,6 +219,31 @@ class TestCli:
         with pytest.raises(ConfigError, match="KEY=VALUE"):
             T._override_args(["max_steps"])
 
+    @pytest.mark.parametrize("sets, field, want", [
+        (["levels=trivial easy"], "levels", ["trivial", "easy"]),
+        (["levels=[trivial, easy]"], "levels", ["trivial", "easy"]),
+        (["puzzles=[tents, lightup]"], "puzzles", ["tents", "lightup"]),
+        (["puzzles=tents  lightup "], "puzzles", ["tents", "lightup"]),
+        (["reward_funcs=[accuracy, format]", "reward_weights=1.0 0.0"], "reward_weights", [1.0, 0.0]),
+        (["reward_weights=[1, 0.5, 0, 0]"], "reward_weights", [1.0, 0.5, 0.0, 0.0]),
+        (["judge_model=a b"], "judge_model", "a b"),  # not a list field: the value stays one argument
+    ])
+    def test_set_takes_lists_for_list_fields(self, sets, field, want):
+        rs, grpo, _ = T.parse_train_args(["--config", str(ABLATIONS[0]), *T._override_args(sets)])
+        got = getattr(rs, field) if hasattr(rs, field) else getattr(grpo, field)
+        assert got == want
+
+    @pytest.mark.parametrize("sets, match", [
+        (["levels=trivial", "levels=easy"], r"--set must give each field once, got levels twice \('levels=trivial' "
+                                           r"and 'levels=easy'\): give all its values in one"),
+        (["max_steps=1", "max-steps=2"], "got max_steps twice .*keep one"),
+        (["levels=[]"], "--set levels must give at least one value"),
+        (["levels=[trivial, [easy]]"], "--set levels must be a YAML list such as"),
+    ])
+    def test_set_refuses_a_field_twice_and_bad_lists(self, sets, match):
+        with pytest.raises(ConfigError, match=match):
+            T._override_args(sets)
+
     def test_ablation_configs_are_valid(self):
         assert len(ABLATIONS) >= 4
         for cfg in ABLATIONS:
