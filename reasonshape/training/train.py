@@ -670,6 +670,8 @@ def _override_args(sets: list[str] | None) -> list[str]:
     separate arguments. A field given twice is a ConfigError (argparse would keep the last silently); an unknown
     field is left to :func:`parse_train_args`, which names the closest one.
     """
+    if not sets:
+        return []
     import yaml
 
     options = make_parser()._option_string_actions
