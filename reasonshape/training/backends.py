@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
 import math
 import os
 from abc import ABC, abstractmethod
@@ -49,6 +50,8 @@ __all__ = [
     "split_reasoning",
     "validate_prompts",
     "validate_sampling",
+    "check_model_path",
+    "checkpoint_identity",
 ]
 
 #: One chat message: at least ``role`` and ``content`` (both strings).
@@ -772,3 +775,61 @@ def get_backend(kind: str, **kwargs: Any) -> GenerationBackend:
     if cls is None:
         raise ConfigError(f"kind must be one of {sorted(BACKEND_KINDS)}, got {kind!r}")
     return cls(**kwargs)
+
+
+# ===================================================================================================== model paths
+def _looks_like_path(model: str) -> bool:
+    """Whether ``model`` is meant as a local path rather than a hub id (``gpt2``, ``org/name``): it starts with
+    ``.``, ``/`` or ``~``, has a backslash, a trailing slash or more than one ``/``, or is ``dir/name`` where
+    ``dir`` is an existing local directory (``runs/tiny-modle`` beside ``runs/``)."""
+    if model.startswith((".", "/", "~")) or "\\" in model or model.endswith("/") or model.count("/") > 1:
+        return True
+    return model.count("/") == 1 and Path(model).expanduser().parent.is_dir()
+
+
+def check_model_path(model: str, option: str | None = None, alternative: str = "") -> None:
+    """Raise :class:`~reasonshape.errors.ConfigError` when ``model`` is a local path that does not exist.
+
+    Hub ids (``gpt2``, ``Qwen/Qwen2.5-0.5B``) pass: whether one loads is the hub's (or the offline cache's)
+    business. Used by ``reasonshape eval`` (``--model``, ``--judge-model``) and by ``reasonshape train`` /
+    ``ablate`` (``model_name_or_path``, checked when the config is parsed, before any run starts).
+
+    Parameters
+    ----------
+    model : str
+        Model directory or hub id.
+    option : str, optional
+        The option or field that gave it, put first in the message.
+    alternative : str
+        One more fix to offer, appended to the list in the message (e.g. ``", or ..."``).
+    """
+    if not isinstance(model, str) or Path(model).expanduser().exists() or not _looks_like_path(model):
+        return
+    raise ConfigError(f"{option + ': ' if option else ''}model directory {model!r} does not exist (give a local "
+                      f"model directory, or a hub id such as Qwen/Qwen3-8B that is in the local cache when "
+                      f"offline{alternative})")
+
+
+#: Files whose names, sizes and modification times identify a checkpoint (:func:`checkpoint_identity`).
+CHECKPOINT_FILES = ("config.json", "*.safetensors", "*.bin")
+
+
+def checkpoint_identity(model: str | Path) -> str | None:
+    """A cheap identity of the checkpoint in a local model directory, or ``None`` for anything else (a hub id, a
+    served name, a directory without :data:`CHECKPOINT_FILES`).
+
+    The names, sizes and modification times (ns) of ``config.json`` and the weight files (``*.safetensors``,
+    ``*.bin``) directly in the directory, hashed: a checkpoint saved again at the same path (``reasonshape ablate``
+    retraining into ``OUT/<config>``) gets another identity, without reading multi-GB weights. Returned as
+    ``"<n> files, <bytes> bytes, <hash>"``.
+    """
+    path = Path(model).expanduser()
+    if not path.is_dir():
+        return None
+    files = sorted({f for pattern in CHECKPOINT_FILES for f in path.glob(pattern) if f.is_file()})
+    if not files:
+        return None
+    stats = [(f.name, f.stat()) for f in files]
+    listing = "\n".join(f"{name}\t{st.st_size}\t{st.st_mtime_ns}" for name, st in stats)
+    digest = hashlib.blake2b(listing.encode("utf-8"), digest_size=8).hexdigest()
+    return f"{len(files)} files, {sum(st.st_size for _, st in stats)} bytes, {digest}"

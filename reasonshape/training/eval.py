@@ -695,13 +695,25 @@ class EvalConfig:
         return "sample" if self.model is not None else "traces"
 
     def fingerprint(self) -> dict[str, Any]:
-        """The settings a resumed run must share with the run that started ``results.jsonl``."""
+        """The settings a resumed run must share with the run that started ``results.jsonl``.
+
+        A model loaded from a local directory (not through ``base_url``) adds ``checkpoint``, the directory's
+        :func:`~reasonshape.training.backends.checkpoint_identity` (names, sizes and modification times of
+        ``config.json`` and the weight files): a checkpoint replaced at the same path is another model. A stored
+        fingerprint without it (written before it existed) resumes: see :data:`_UNKNOWN_WHEN_MISSING`.
+        """
+        from reasonshape.training.backends import checkpoint_identity
+
         su = {"su": self.su, "su_trials": self.su_trials, "judge_model": self.judge_model,
               "llm_extraction": self.llm_extraction}
         if self.mode == "sample":
-            return {"mode": "sample", "model": self.model_name or self.model, "k": self.k,
-                    "temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
-                    "system_prompt": self.system_prompt, **su}
+            fp = {"mode": "sample", "model": self.model_name or self.model, "k": self.k,
+                  "temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
+                  "system_prompt": self.system_prompt, **su}
+            checkpoint = checkpoint_identity(self.model) if self.backend != "openai" else None
+            if checkpoint is not None:
+                fp["checkpoint"] = checkpoint
+            return fp
         return {"mode": "traces", "traces": str(Path(self.traces).resolve()) if self.traces else "embedded", **su}
 
 
@@ -762,15 +774,11 @@ def _short_hash(*parts: str) -> str:
 
 
 def _build_backend(kind: str | None, model: str, base_url: str | None, cfg: EvalConfig):
-    from reasonshape.training.backends import get_backend
+    from reasonshape.training.backends import check_model_path, get_backend
 
     kind = kind or ("openai" if base_url else "transformers")
-    if kind != "openai" and not Path(model).expanduser().exists() and (
-            model.startswith((".", "/", "~")) or model.count("/") > 1):
-        # a path (not a hub id such as "gpt2" or "org/name") that does not exist: say so rather than the hub's id
-        # error
-        raise ConfigError(f"model directory {model!r} does not exist (give a local model directory, or a hub id "
-                          "such as Qwen/Qwen3-8B that is in the local cache when offline)")
+    if kind != "openai":  # a path that does not exist: say so rather than the hub's error about an id
+        check_model_path(model)
     if kind == "openai":
         return get_backend("openai", base_url=base_url, model=model, api_key_env=cfg.api_key_env,
                            max_concurrency=cfg.max_concurrency, use_n=cfg.use_n)
@@ -986,11 +994,10 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     meta_path = out / "run_meta.json"
     previous = _read_meta(meta_path)
     fingerprint = _jsonable(cfg.fingerprint())
-    if previous is not None and previous.get("fingerprint") != fingerprint:
+    changed = None if previous is None else _fingerprint_diff(previous.get("fingerprint"), fingerprint)
+    if changed:
         if _has_records(out / "results.jsonl"):
-            raise ConfigError(f"out directory {str(out)!r} holds a run with other settings "
-                              f"({_fingerprint_diff(previous.get('fingerprint'), fingerprint)}); use a new --out or "
-                              "the same settings to resume")
+            raise ConfigError(_settings_changed(out, cfg, previous.get("fingerprint"), fingerprint, changed))
         # no record written: the earlier run (one that failed early, say) fixed nothing; this run's settings count
         log.info("%s: no record written by the earlier run; starting over with this run's settings", out)
         previous = None
@@ -1040,7 +1047,7 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
             "judge_s": runner.judge_s, "scoring_s": runner.score_s, "argv": sys.argv[1:], "ended": ended,
         }
         meta = _run_meta(cfg, source, groups, records, skipped, skipped_entries, system_prompt, judge_name,
-                         _sessions(previous) + [session], why_no_su)
+                         _sessions(previous) + [session], why_no_su, fingerprint)
         _write_json(meta_path, meta)
         return meta, records
 
@@ -1202,15 +1209,16 @@ def _catch_sigterm():
 
 def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: Sequence[Mapping[str, Any]],
               skipped: str, skipped_entries: list[dict], system_prompt: str, judge_name: str | None,
-              sessions: list[dict], why_no_su: str | None = None) -> dict[str, Any]:
+              sessions: list[dict], why_no_su: str | None, fingerprint: Mapping[str, Any]) -> dict[str, Any]:
     """The run's ``run_meta.json``; ``judge_name`` is None when structural uncertainty is off (``why_no_su``
-    says why)."""
+    says why); ``fingerprint`` is the one checked when the run started (a checkpoint written meanwhile does not
+    replace the identity of the one that was loaded)."""
     sample = cfg.mode == "sample"
     score_times = [r["timing"]["score_s"] for r in records
                    if isinstance(r.get("timing"), Mapping) and r["timing"].get("score_s") is not None]
     models = (cfg.model_name or cfg.model) if sample else ", ".join(sorted({g.model for g in groups}))
     meta = {
-        "fingerprint": cfg.fingerprint(),
+        "fingerprint": fingerprint,
         "mode": cfg.mode,
         "source": source,
         "model": models,
@@ -1310,12 +1318,30 @@ def _has_records(path: Path) -> bool:
         return False
 
 
+#: Fingerprint entries that only one side may have: unknown there, not a change (``checkpoint`` is not stored by
+#: runs made before it was added, nor for a hub id or a served model).
+_UNKNOWN_WHEN_MISSING = frozenset({"checkpoint"})
+
+
 def _fingerprint_diff(old: Any, new: Mapping[str, Any]) -> str:
-    """The settings that differ, as ``name: earlier value (this run: value)``."""
+    """The settings that differ, as ``name: earlier value (this run: value)``; ``""`` when none does. An entry of
+    :data:`_UNKNOWN_WHEN_MISSING` counts only when both sides have it."""
     if not isinstance(old, Mapping):
         return f"no readable settings: {old!r}"
     keys = list(new) + [k for k in old if k not in new]
-    return "; ".join(f"{k}: {old.get(k)!r} (this run: {new.get(k)!r})" for k in keys if old.get(k) != new.get(k))
+    return "; ".join(f"{k}: {old.get(k)!r} (this run: {new.get(k)!r})" for k in keys if old.get(k) != new.get(k)
+                     and not (k in _UNKNOWN_WHEN_MISSING and (k not in old or k not in new)))
+
+
+def _settings_changed(out: Path, cfg: EvalConfig, old: Any, new: Mapping[str, Any], diff: str) -> str:
+    """The refusal to resume ``out`` with other settings (``diff``: :func:`_fingerprint_diff`); a checkpoint
+    replaced at the same path is said in those words."""
+    if (isinstance(old, Mapping) and old.get("model") == new.get("model") and "checkpoint" in old
+            and "checkpoint" in new and old["checkpoint"] != new["checkpoint"]):
+        return (f"out directory {str(out)!r} holds results of another checkpoint: the checkpoint at {cfg.model!r} "
+                f"changed since those results were written ({diff}); use another --out for this checkpoint")
+    return (f"out directory {str(out)!r} holds a run with other settings ({diff}); use a new --out or the same "
+            "settings to resume")
 
 
 def _sessions(previous: dict | None) -> list[dict]:

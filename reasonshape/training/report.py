@@ -71,6 +71,7 @@ __all__ = [
     "su_judge_counts",
     "su_summary",
     "build_report",
+    "markdown_cell",
 ]
 
 # ============================================================================================ reference figures
@@ -554,6 +555,15 @@ def _fmt_value(v: Any, limit: int = 400) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
+def markdown_cell(text: Any, limit: int | None = None) -> str:
+    """``text`` as one Markdown table cell: whitespace (newlines included) collapsed to single spaces, cut to
+    ``limit`` characters (with "…") when given, and ``|`` escaped, so the row stays one row."""
+    text = " ".join(str(text).split())
+    if limit is not None and len(text) > limit:
+        text = text[:max(limit - 1, 0)].rstrip() + "…"
+    return text.replace("|", "\\|")
+
+
 # ============================================================================================ document model
 @dataclass
 class _Doc:
@@ -581,7 +591,7 @@ class _Doc:
             elif b[0] == "p":
                 out.append(b[1])
             elif b[0] == "table":
-                esc = [[" ".join(c.split()).replace("|", "\\|") for c in row] for row in [b[1], *b[2]]]
+                esc = [[markdown_cell(c) for c in row] for row in [b[1], *b[2]]]
                 lines = ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(esc[0])]
                 lines += ["| " + " | ".join(row) + " |" for row in esc[1:]]
                 out.append("\n".join(lines))
@@ -833,22 +843,22 @@ def _su_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Path, 
     doc.h(2, "Structural uncertainty (paper B)")
     s = su_summary(records)
     jc = su_judge_counts(records)
-    judge_note = ""
-    if jc["prompts"]:
-        judge_note = (f"The judge's replies had no readable verdict in {jc['unparsed']} of {jc['prompts']} prompts "
-                      f"({100 * jc['unparsed'] / jc['prompts']:.1f} %, counted as ties); {jc['no_verdict']} of "
-                      f"{jc['groups']} judged groups had no readable verdict at all and are left out of every "
-                      "number below (ties alone measure nothing).")
     if s is None:
+        if jc["groups"] and jc["no_verdict"] == jc["groups"]:  # judged, but no group measured anything
+            doc.p(f"Structural uncertainty was computed, but the judge gave no readable verdict in any group: "
+                  f"{jc['no_verdict']} of {jc['groups']} judged groups without one, {jc['unparsed']} of "
+                  f"{jc['prompts']} replies unreadable (ties alone measure nothing), so no group has U, A or I.")
+            return
         su_meta = (meta or {}).get("su")
         why = su_meta.get("not_computed") if isinstance(su_meta, Mapping) else None
         doc.p("No record carries structural-uncertainty values (su with U, A, I)"
               + (f"; not computed in this run: {why}" if why else "") + ": section left out.")
-        if judge_note:
-            doc.p(judge_note)
         return
-    if judge_note:
-        doc.p(judge_note)
+    if jc["prompts"]:
+        doc.p(f"The judge's replies had no readable verdict in {jc['unparsed']} of {jc['prompts']} prompts "
+              f"({100 * jc['unparsed'] / jc['prompts']:.1f} %, counted as ties); {jc['no_verdict']} of "
+              f"{jc['groups']} judged groups had no readable verdict at all and are left out of every "
+              "number below (ties alone measure nothing).")
     doc.p(f"{s['n_groups']} groups (a group: one model's completions of one instance): the answer (top-ranked "
           f"candidate, or majority verdict) is correct in {s['n_correct']} and wrong in {s['n_wrong']}. "
           "U = H(mean π), A = mean H(π^(m)), I = U - A, in nats. Paper B: I relates negatively, A positively, "

@@ -60,6 +60,8 @@ RESULT_FILE = "reasonshape_result.json"
 COMPARISON_FILE = "comparison.md"
 #: Logged entries averaged for the "final" figures of the ablation table.
 FINAL_WINDOW = 5
+#: Characters kept of a status cell of the ablation table (a failed run's error, on one line).
+STATUS_LIMIT = 200
 
 _REWARD_NAMES = ("accuracy", "format", "eta", "self_preference", "shaped")
 _LEVELS = ("trivial", "easy", "normal", "hard")
@@ -287,19 +289,62 @@ def parse_train_args(argv: list[str] | None = None):
     Raises
     ------
     ConfigError
-        An invalid field value (also TRL's ``ValueError`` for its own fields, re-raised as ConfigError; its
-        generation-batch rule restated as "per_device_train_batch_size x steps_per_generation x processes must be a
-        multiple of num_generations"), or a config file that cannot be read.
+        An unknown field in the config file or the options, before any value is checked ("unknown field dataset_sise
+        (did you mean dataset_size?) in config file x.yaml"); an invalid field value (also TRL's ``ValueError`` for
+        its own fields, re-raised as ConfigError; its generation-batch rule restated as "per_device_train_batch_size
+        x steps_per_generation x processes must be a multiple of num_generations"), or a config file that cannot be
+        read.
     """
     parser = make_parser()
+    argv = list(argv or [])
+    _check_known_fields(parser, argv)  # before any value is validated: a misspelt field explains what follows
     try:
-        rs, grpo, model = parser.parse_args_and_config(args=list(argv or []))
+        rs, grpo, model = parser.parse_args_and_config(args=argv)
     except ConfigError:
         raise
     except (ValueError, OSError) as e:
         raise _trl_error(e) from e
     check_compatible(rs, grpo, model)
     return rs, grpo, model
+
+
+def _check_known_fields(parser: Any, argv: list[str]) -> None:
+    """Raise ConfigError "unknown field dataset_sise in config file x.yaml (did you mean dataset_size?)" for each
+    key of the ``--config`` file and each ``--option`` of ``argv`` that no dataclass field takes, with the closest
+    field name (difflib over ReasonshapeArguments, GRPOConfig and ModelConfig). TRL's parser rejects them too,
+    in its own words and only after every value was validated."""
+    import difflib
+
+    import yaml
+
+    options = parser._option_string_actions  # --field, --field-name aliases and --no_<bool field>
+    found: list[tuple[str, str]] = []  # (name, where)
+    if "--config" in argv[:-1]:
+        config = argv[argv.index("--config") + 1]
+        try:
+            with open(config) as f:
+                keys = yaml.safe_load(f)
+        except (OSError, yaml.YAMLError):
+            keys = None  # TRL's parser says what is wrong with the file
+        if isinstance(keys, dict):
+            dests = {a.dest for a in parser._actions}
+            found += [(str(k), f"config file {config}") for k in keys if k != "env" and k not in dests]
+    skip_next = False
+    for a in argv:
+        if skip_next:
+            skip_next = False
+        elif a == "--config":
+            skip_next = True
+        elif a.startswith("--") and a.partition("=")[0] not in options:
+            found.append((a[2:].partition("=")[0], "the command-line options"))
+    if not found:
+        return
+    names = [f.name for dc in parser.dataclass_types for f in fields(dc) if f.init]
+    parts = []
+    for name, where in found:
+        close = difflib.get_close_matches(name.replace("-", "_"), names, n=1)
+        parts.append(f"unknown field {name}{f' (did you mean {close[0]}?)' if close else ''} in {where}")
+    raise ConfigError("; ".join(parts) + " ('reasonshape train --help' lists every field)")
 
 
 # GRPOConfig.__post_init__ (trl 1.16): "generation_batch_size (2) must be divisible by num_generations (4)."
@@ -369,15 +414,22 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
     Raises
     ------
     ConfigError
-        ``model_name_or_path`` unset; ``remove_unused_columns`` true (the rewards need the ``puzzle`` and
-        ``game_id`` columns); ``eval_strategy`` other than ``"no"`` (no eval split is built: ``reasonshape eval``
-        evaluates checkpoints); ``reward_weights`` of the wrong length; a self-preference judge while a process could
-        receive part of a group (several processes and ``per_device_train_batch_size * steps_per_generation``, the
-        consecutive completions TRL gives each process, not a multiple of ``num_generations``);
-        ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
+        ``model_name_or_path`` unset, or a local path that does not exist
+        (:func:`reasonshape.training.backends.check_model_path`, as ``reasonshape eval`` checks ``--model``; not when
+        ``build_tiny_model_if_missing`` builds the tiny model there); ``remove_unused_columns`` true (the rewards need
+        the ``puzzle`` and ``game_id`` columns); ``eval_strategy`` other than ``"no"`` (no eval split is built:
+        ``reasonshape eval`` evaluates checkpoints); ``reward_weights`` of the wrong length; a self-preference judge
+        while a process could receive part of a group (several processes and ``per_device_train_batch_size *
+        steps_per_generation``, the consecutive completions TRL gives each process, not a multiple of
+        ``num_generations``); ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
     """
     if not model.model_name_or_path:
         raise ConfigError("model_name_or_path must be set (a local directory or hub id), got None")
+    if not rs.build_tiny_model_if_missing:  # else the tiny model is built there (run_training)
+        from reasonshape.training.backends import check_model_path
+
+        check_model_path(model.model_name_or_path, "model_name_or_path",
+                         ", or build_tiny_model_if_missing: true for reasonshape's tiny CPU model")
     if grpo.remove_unused_columns:
         raise ConfigError("remove_unused_columns must be False: the rewards read the dataset's 'puzzle' and "
                           "'game_id' columns, got True")
@@ -611,12 +663,51 @@ def train_main(args: argparse.Namespace) -> int:
 
 # ===================================================================================================== ablation
 def _override_args(sets: list[str] | None) -> list[str]:
+    """``ablate --set KEY=VALUE`` items as ``--KEY VALUE ...`` arguments for :func:`parse_train_args`.
+
+    A list field (one TRL's parser takes as several values: puzzles, levels, reward_funcs, reward_weights...) takes
+    a YAML flow list (``levels=[trivial, easy]``) or space-separated values (``levels=trivial easy``), passed as
+    separate arguments. A field given twice is a ConfigError (argparse would keep the last silently); an unknown
+    field is left to :func:`parse_train_args`, which names the closest one.
+    """
+    if not sets:
+        return []
+    import yaml
+
+    options = make_parser()._option_string_actions
     out: list[str] = []
+    seen: dict[str, str] = {}
     for s in sets or []:
         key, sep, value = s.partition("=")
-        if not sep or not key.strip():
+        key = key.strip().lstrip("-")
+        if not sep or not key:
             raise ConfigError(f"--set must be KEY=VALUE, got {s!r}")
-        out += [f"--{key.strip().lstrip('-')}", value]
+        action = options.get(f"--{key}")
+        field_name = action.dest if action is not None else key
+        is_list = action is not None and action.nargs in ("+", "*")
+        if field_name in seen:
+            fix = f'give all its values in one, e.g. --set "{field_name}=[a, b]"' if is_list else "keep one"
+            raise ConfigError(f"--set must give each field once, got {field_name} twice ({seen[field_name]!r} and "
+                              f"{s!r}): {fix}")
+        seen[field_name] = s
+        if not is_list:
+            out += [f"--{key}", value]
+            continue
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                items = yaml.safe_load(text)
+            except yaml.YAMLError:
+                items = None
+            if not isinstance(items, list) or any(isinstance(x, dict | list) or x is None for x in items):
+                raise ConfigError(f"--set {key} must be a YAML list such as [a, b] or space-separated values a b, "
+                                  f"got {value!r}")
+            items = [str(x) for x in items]
+        else:
+            items = text.split()
+        if not items:
+            raise ConfigError(f"--set {key} must give at least one value, got {value!r}")
+        out += [f"--{key}", *items]
     return out
 
 
@@ -694,7 +785,7 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
                                         "final_metrics": result.final_metrics}))
         except Exception as e:  # one failed config must not lose the others
             print(f"[ablate] {stem}: failed: {type(e).__name__}: {e}", file=sys.stderr)
-            rows.append((stem, f"failed: {type(e).__name__}: {str(e)[:120]}", {}))
+            rows.append((stem, f"failed: {type(e).__name__}: {e}", {}))  # one line in the table: comparison_table
     path = root / COMPARISON_FILE
     if int(os.environ.get("RANK", "0")) == 0:  # under `accelerate launch`, one rank writes the table
         path.write_text(comparison_table(rows))
@@ -718,8 +809,12 @@ def comparison_table(rows: list[tuple[str, str, dict]]) -> str:
     Columns: config, status, steps, trained reward (``reward``), each ``rewards/<name>/mean`` seen in any run
     (final means over the last :data:`FINAL_WINDOW` logged steps; ``-`` where a run did not log it), accuracy
     (``reasonshape/accuracy``), mean eta (``reasonshape/eta``), claim accuracy, reward time per completion and
-    the run's wall-clock seconds.
+    the run's wall-clock seconds. Every cell is one line with ``|`` escaped
+    (:func:`reasonshape.training.report.markdown_cell`), a status (a failed run's error) cut to
+    :data:`STATUS_LIMIT` characters, so a multi-line error cannot split its row.
     """
+    from reasonshape.training.report import markdown_cell
+
     reward_keys = sorted({k for _, _, r in rows for k in (r.get("final_metrics") or {})
                           if k.startswith("rewards/") and k.endswith("/mean")})
     cols = ["config", "status", "steps", "reward"] + [k[len("rewards/"):-len("/mean")] for k in reward_keys] + [
@@ -732,7 +827,8 @@ def comparison_table(rows: list[tuple[str, str, dict]]) -> str:
             v = _fm.get(key)
             return "-" if v is None else fmt.format(v)
 
-        vals = [name, status, str(rec.get("global_step", "-")), cell("reward")]
+        vals = [markdown_cell(name), markdown_cell(status, STATUS_LIMIT), str(rec.get("global_step", "-")),
+                cell("reward")]
         vals += [cell(k) for k in reward_keys]
         vals += [cell("reasonshape/accuracy"), cell("reasonshape/eta"), cell("reasonshape/claim_accuracy"),
                  cell("reasonshape/reward_time_s", "{:.4f}")]
@@ -775,6 +871,8 @@ def add_parser(subparsers: Any) -> None:
     a.add_argument("--configs", nargs="+", required=True, metavar="YAML", help="training configs to compare")
     a.add_argument("--out", default="runs/ablations", help="output folder (default: runs/ablations)")
     a.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="override a field in every run, e.g. --set max_steps=2 (repeatable)")
+                   help="override a field in every run, e.g. --set max_steps=2 (repeatable, each field once); a list "
+                        "field takes a YAML list or space-separated values: --set 'levels=[trivial, easy]' or "
+                        "--set 'levels=trivial easy'")
     a.add_argument("--rerun", action="store_true", help="re-run configs that already finished")
     a.set_defaults(func=ablate_main)

@@ -335,6 +335,53 @@ class TestSampling:
         assert again.meta["su"]["enabled"] and "not_computed" not in again.meta["su"]
 
 
+class TestCheckpointIdentity:
+    """A checkpoint replaced at the same path (``reasonshape ablate`` retrains into ``OUT/<config>``) is another
+    model: resuming its results is refused (a fake backend samples; the directory only has to look like one)."""
+
+    @staticmethod
+    def _checkpoint(path: Path, weights: bytes) -> Path:
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "config.json").write_text('{"model_type": "qwen2"}')
+        (path / "model.safetensors").write_bytes(weights)
+        return path
+
+    def _cfg(self, tmp_path: Path, model: Path, limit: int = 1) -> EvalConfig:
+        return EvalConfig(out=str(tmp_path / "o"), model=str(model), backend="transformers", puzzles=["solo"],
+                          levels=["trivial"], limit=limit, su=False, progress=False, report=False)
+
+    def test_a_replaced_checkpoint_is_refused(self, tmp_path):
+        model = self._checkpoint(tmp_path / "runs" / "accuracy_only", b"old weights")
+        first = run_eval(self._cfg(tmp_path, model), backend=_InterruptedBackend(10))
+        assert first.n_new == 1 and first.meta["fingerprint"]["checkpoint"].startswith("2 files, ")
+        assert run_eval(self._cfg(tmp_path, model), backend=_InterruptedBackend(10)).n_new == 0  # unchanged: resumes
+        self._checkpoint(model, b"new weights, retrained")  # the same path, another checkpoint
+        for limit in (1, 2):  # neither "0 new" on the old results nor new results appended to them
+            with pytest.raises(ConfigError, match=f"the checkpoint at {str(model)!r} changed since those results "
+                                                  "were written .*use another --out") as e:
+                run_eval(self._cfg(tmp_path, model, limit), backend=_InterruptedBackend(10))
+            assert "\n" not in str(e.value)
+        assert len(_read(tmp_path / "o" / "results.jsonl")) == 1
+        assert run_eval(self._cfg(tmp_path / "other", model), backend=_InterruptedBackend(10)).n_new == 1
+
+    def test_results_written_before_the_identity_existed_still_resume(self, tmp_path):
+        model = self._checkpoint(tmp_path / "ckpt", b"weights")
+        run_eval(self._cfg(tmp_path, model), backend=_InterruptedBackend(10))
+        meta_path = tmp_path / "o" / "run_meta.json"
+        meta = json.loads(meta_path.read_text())
+        del meta["fingerprint"]["checkpoint"]  # as an earlier version wrote it
+        meta_path.write_text(json.dumps(meta))
+        again = run_eval(self._cfg(tmp_path, model, limit=2), backend=_InterruptedBackend(10))
+        assert (again.n_new, again.n_records) == (1, 2)
+        assert again.meta["fingerprint"]["checkpoint"] == EvalConfig(model=str(model)).fingerprint()["checkpoint"]
+
+    def test_only_local_directories_have_an_identity(self, tmp_path):
+        model = self._checkpoint(tmp_path / "ckpt", b"weights")
+        assert "checkpoint" not in EvalConfig(model="Qwen/Qwen3-8B").fingerprint()
+        assert "checkpoint" not in EvalConfig(model=str(model), base_url="http://127.0.0.1:1/v1").fingerprint()
+        assert "checkpoint" not in EvalConfig(model=str(tmp_path)).fingerprint()  # no config.json, no weights
+
+
 class _ScriptedJudge:
     """A judge backend whose every reply is ``text`` (no readable verdict for ``"lorem ipsum"``)."""
 
@@ -362,8 +409,12 @@ class TestJudgeWithoutVerdict:
         assert (su["groups_judged"], su["groups_without_verdict"]) == (1, 1)
         assert (su["judge_prompts"], su["judge_unparsed"], su["judge_unparsed_rate"]) == (4, 4, 1.0)
         md = summary.report_paths[0].read_text()
-        assert "no readable verdict in 4 of 4 prompts (100.0 %" in md and "1 of 1 judged groups" in md
+        assert ("Structural uncertainty was computed, but the judge gave no readable verdict in any group: 1 of 1 "
+                "judged groups without one, 4 of 4 replies unreadable" in md)
         assert "AUROC" not in md  # no group measured anything: no SU table
+        # nothing below to point at, and no claim that no record carries structural uncertainty
+        assert "below" not in md.split("Structural uncertainty (paper B)")[1].split("\n#")[0]
+        assert "No record carries structural-uncertainty values" not in md
 
     def test_readable_verdicts_give_values(self, tmp_path):
         cfg = EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)), su_trials=2,

@@ -290,6 +290,17 @@ class TestReportFile:
         assert "no readable verdict in 18 of 48 prompts (37.5 %" in md
         assert "2 of 8 judged groups had no readable verdict at all and are left out" in md
 
+    def test_no_group_with_a_verdict_says_so_without_pointing_below(self, tmp_path):
+        recs = synthetic_records()
+        for r in recs:  # SU computed, but the judge read nothing in any group
+            r["su"].update(U=None, A=None, I=None, preference_mass=None, rank_stability=None, judge_prompts=6,
+                           unparsed=6)
+        md = build_report(write_jsonl(tmp_path / "results.jsonl", recs), tmp_path / "out")[0].read_text()
+        section = md.split("## Structural uncertainty (paper B)")[1].split("\n## ")[0]
+        assert ("Structural uncertainty was computed, but the judge gave no readable verdict in any group: 8 of 8 "
+                "judged groups without one, 48 of 48 replies unreadable (ties alone measure nothing)" in section)
+        assert "No record carries" not in section and "below" not in section
+
     def test_empty_graphs_do_not_count_and_short_means_give_their_n(self, tmp_path):
         recs = synthetic_records()
         recs[0]["metrics"] = {**recs[0]["metrics"], "n_nodes": 0, "eta": None, "claim_accuracy": None}

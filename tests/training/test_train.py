@@ -219,6 +219,31 @@ class TestCli:
         with pytest.raises(ConfigError, match="KEY=VALUE"):
             T._override_args(["max_steps"])
 
+    @pytest.mark.parametrize("sets, field, want", [
+        (["levels=trivial easy"], "levels", ["trivial", "easy"]),
+        (["levels=[trivial, easy]"], "levels", ["trivial", "easy"]),
+        (["puzzles=[tents, lightup]"], "puzzles", ["tents", "lightup"]),
+        (["puzzles=tents  lightup "], "puzzles", ["tents", "lightup"]),
+        (["reward_funcs=[accuracy, format]", "reward_weights=1.0 0.0"], "reward_weights", [1.0, 0.0]),
+        (["reward_weights=[1, 0.5, 0, 0]"], "reward_weights", [1.0, 0.5, 0.0, 0.0]),
+        (["judge_model=a b"], "judge_model", "a b"),  # not a list field: the value stays one argument
+    ])
+    def test_set_takes_lists_for_list_fields(self, sets, field, want):
+        rs, grpo, _ = T.parse_train_args(["--config", str(ABLATIONS[0]), *T._override_args(sets)])
+        got = getattr(rs, field) if hasattr(rs, field) else getattr(grpo, field)
+        assert got == want
+
+    @pytest.mark.parametrize("sets, match", [
+        (["levels=trivial", "levels=easy"], r"--set must give each field once, got levels twice \('levels=trivial' "
+                                           r"and 'levels=easy'\): give all its values in one"),
+        (["max_steps=1", "max-steps=2"], "got max_steps twice .*keep one"),
+        (["levels=[]"], "--set levels must give at least one value"),
+        (["levels=[trivial, [easy]]"], "--set levels must be a YAML list such as"),
+    ])
+    def test_set_refuses_a_field_twice_and_bad_lists(self, sets, match):
+        with pytest.raises(ConfigError, match=match):
+            T._override_args(sets)
+
     def test_ablation_configs_are_valid(self):
         assert len(ABLATIONS) >= 4
         for cfg in ABLATIONS:
@@ -259,6 +284,32 @@ class TestCli:
             T.parse_train_args(["--config", str(SMOKE), *argv])
         assert "usage:" not in capsys.readouterr().err
 
+    def test_an_unknown_config_key_names_the_closest_field_and_the_file(self, tmp_path):
+        cfg = tmp_path / "x.yaml"
+        cfg.write_text("dataset_sise: 4\n" + SMOKE.read_text())
+        with pytest.raises(ConfigError) as e:
+            T.parse_train_args(["--config", str(cfg)])
+        assert str(e.value) == (f"unknown field dataset_sise (did you mean dataset_size?) in config file {cfg} "
+                                "('reasonshape train --help' lists every field)")
+
+    @pytest.mark.parametrize("argv, want", [
+        (["--max_step", "3"], "unknown field max_step (did you mean max_steps?) in the command-line options"),
+        (["--max-step=3"], "unknown field max-step (did you mean max_steps?) in the command-line options"),
+        (["--no_such_field", "1"], "unknown field no_such_field in the command-line options"),
+        # reported before the values are validated (judge=transformers would want judge_model)
+        (["--judge", "transformers", "--judge_modle", "x"], "unknown field judge_modle (did you mean judge_model?)"),
+        (["--gradient_acumulation_steps", "2"], "(did you mean gradient_accumulation_steps?)"),  # GRPOConfig
+        (["--model_revison", "main"], "(did you mean model_revision?)"),  # ModelConfig
+    ])
+    def test_an_unknown_option_names_the_closest_field(self, argv, want):
+        with pytest.raises(ConfigError) as e:
+            T.parse_train_args(["--config", str(SMOKE), *argv])
+        assert want in str(e.value) and "\n" not in str(e.value) and "HfArgumentParser" not in str(e.value)
+
+    def test_an_unknown_set_field_in_ablate_names_the_closest_field(self, tmp_path):
+        with pytest.raises(ConfigError, match=r"unknown field max_step \(did you mean max_steps\?\)"):
+            T.run_ablation([str(ABLATIONS[0])], tmp_path / "abl", overrides=T._override_args(["max_step=3"]))
+
     @pytest.mark.parametrize("bad", ["max_steps=abc", "max_step=1", "foo=1"])
     def test_ablation_checks_every_config_before_the_first_run(self, tmp_path, bad):
         # the same error whatever is wrong, before anything trains: no run folder, no table
@@ -267,6 +318,29 @@ class TestCli:
             T.run_ablation(cfgs, tmp_path / "abl", overrides=T._override_args([bad]))
         assert all(c in str(e.value) for c in cfgs)
         assert not (tmp_path / "abl").exists()
+
+    @pytest.mark.parametrize("model", ["runs/tiny-modle", "./runs/tiny-modle", "runs/x/tiny-modle", "MISSING"])
+    def test_a_missing_model_directory_is_refused_before_anything_runs(self, tmp_path, monkeypatch, model):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "runs").mkdir()  # runs/tiny-modle beside runs/: a path with a typo, not a hub id
+        model = str(tmp_path / "no" / "such") if model == "MISSING" else model
+        argv = ["--config", str(SMOKE), "--model_name_or_path", model, "--build_tiny_model_if_missing", "false"]
+        with pytest.raises(ConfigError, match=f"model_name_or_path: model directory {model!r} does not exist "
+                                              r"\(give a local model directory, or a hub id"):
+            T.parse_train_args(argv)
+        # ablate's check of every config before the first run catches it too
+        with pytest.raises(ConfigError, match=f"(?s)no run started.*model directory {model!r} does not exist"):
+            T.run_ablation([str(ABLATIONS[0])], tmp_path / "abl", overrides=argv[2:])
+        assert not (tmp_path / "abl").exists()
+        # the tiny model is built there: nothing to check
+        T.parse_train_args([*argv[:-1], "true"])
+
+    @pytest.mark.parametrize("model", ["gpt2", "Qwen/Qwen2.5-0.5B"])
+    def test_hub_ids_are_not_taken_for_missing_directories(self, tmp_path, monkeypatch, model):
+        monkeypatch.chdir(tmp_path)
+        rs, _, m = T.parse_train_args(["--config", str(SMOKE), "--model_name_or_path", model,
+                                       "--build_tiny_model_if_missing", "false"])
+        assert m.model_name_or_path == model and not rs.build_tiny_model_if_missing
 
     def test_comparison_table(self):
         fm = {"reward": 1.0, "rewards/accuracy_reward/mean": 0.5, "reasonshape/accuracy": 0.5, "reasonshape/eta": 0.25}
@@ -277,6 +351,27 @@ class TestCli:
                             "reward s/completion | runtime s |")
         assert lines[2] == "| a | done | 2 | 1.000 | 0.500 | 0.500 | 0.250 | - | - | 3.0 |"
         assert lines[3].startswith("| b | failed: X | - |")
+
+    def test_a_failed_run_with_a_multi_line_error_keeps_its_table_row(self, tmp_path, monkeypatch):
+        error = ("We couldn't connect to 'https://huggingface.co' to load the files, and couldn't find them\n\n"
+                 "  in the cached files.\nCheck your connection | or see " + "x" * 400)
+
+        def fail(*args, **kwargs):
+            raise OSError(error)
+
+        monkeypatch.setattr(T, "run_training", fail)
+        path = T.run_ablation([str(ABLATIONS[0])], tmp_path)
+        lines = path.read_text().splitlines()
+        assert len(lines) == 3  # header, rule, one row: the error did not split it
+        row = lines[2]
+        status = row.split(" | ")[1]
+        assert status.startswith("failed: OSError: We couldn't connect to 'https://huggingface.co' to load the "
+                                 "files, and couldn't find them in the cached files. Check your connection \\| or")
+        assert len(status) <= T.STATUS_LIMIT + 1 and status.endswith("…")  # + 1: the escaped pipe's backslash
+        # the same number of unescaped cell separators as the header
+        assert row.replace("\\|", "").count("|") == lines[0].count("|")
+        assert T.ablate_main(argparse.Namespace(configs=[str(ABLATIONS[0])], out=str(tmp_path), set=None,
+                                                rerun=False)) == 1
 
 
 # ===================================================================================================== GRPO on CPU
