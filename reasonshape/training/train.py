@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import os
 import re
@@ -32,6 +33,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from reasonshape.errors import ConfigError
+
+_log = logging.getLogger(__name__)
 
 __all__ = [
     "ReasonshapeArguments",
@@ -126,8 +129,10 @@ class ReasonshapeArguments:
         default="auto",
         metadata={"help": "Self-preference judge: policy (the live policy in process), vllm_server (the vLLM server "
                           "of use_vllm/vllm_mode=server, which holds the current weights), vllm_colocate (TRL's "
-                          "colocated engine), openai (judge_base_url + judge_model), transformers (checkpoint "
-                          "judge_model); auto picks vllm_server / vllm_colocate / policy from GRPOConfig."})
+                          "colocated engine; not with vllm_enable_sleep_mode or vllm_tensor_parallel_size > 1), "
+                          "openai (judge_base_url + judge_model), transformers (checkpoint judge_model); auto picks "
+                          "vllm_server / vllm_colocate / policy from GRPOConfig (policy where vllm_colocate cannot "
+                          "judge)."})
     judge_base_url: str | None = field(
         default=None,
         metadata={"help": "Judge endpoint for judge=openai (or to override vllm_server's URL), e.g. "
@@ -375,12 +380,33 @@ def default_reward_weights(rs: ReasonshapeArguments, grpo: Any) -> list[float] |
     return None
 
 
+def _colocate_judge_blocker(grpo: Any) -> tuple[str, str, str] | None:
+    """Why TRL's colocated engine cannot serve as the judge under ``grpo``: ``(setting, reason, fix)``, e.g.
+    ``("vllm_enable_sleep_mode=True", "TRL puts ...", "vllm_enable_sleep_mode: false")``; ``None`` when it can.
+
+    * ``vllm_enable_sleep_mode``: TRL puts the engine to sleep at level 2 (weights discarded) at the end of each
+      generation, and computes the rewards afterwards, so the judge would run on an engine without weights.
+    * ``vllm_tensor_parallel_size > 1``: the ranks of one tensor-parallel engine must all submit the same prompts
+      (TRL gathers them over the TP group before generating), while each rank judges its own groups.
+    """
+    if getattr(grpo, "vllm_enable_sleep_mode", False):
+        return ("vllm_enable_sleep_mode=True", "TRL puts the colocated engine to sleep, weights discarded, after "
+                "generating and before the rewards are computed", "vllm_enable_sleep_mode: false")
+    tp = int(getattr(grpo, "vllm_tensor_parallel_size", 1) or 1)
+    if tp > 1:
+        return (f"vllm_tensor_parallel_size={tp}", "the ranks of one tensor-parallel engine must submit identical "
+                "prompts, but each rank judges its own groups", "vllm_tensor_parallel_size: 1")
+    return None
+
+
 def resolve_judge(rs: ReasonshapeArguments, grpo: Any, model: Any) -> Any:
     """The :class:`~reasonshape.rewards.functions.JudgeSettings` for this run, or ``None`` when no reward needs it.
 
     ``auto`` becomes ``vllm_server`` with ``use_vllm`` and ``vllm_mode='server'`` (an OpenAI-compatible client to
     ``vllm_server_base_url`` or ``http://<vllm_server_host>:<vllm_server_port>``, ``/v1`` appended; host 0.0.0.0
-    means this machine), ``vllm_colocate`` with ``vllm_mode='colocate'``, else ``policy``.
+    means this machine), ``vllm_colocate`` with ``vllm_mode='colocate'``, else ``policy``. In colocate mode with
+    ``vllm_enable_sleep_mode`` on or ``vllm_tensor_parallel_size > 1``, where TRL's engine cannot judge (see
+    :func:`check_compatible`), ``auto`` becomes ``policy`` instead, and says so in one INFO log line.
     """
     from reasonshape.rewards.functions import JudgeSettings
 
@@ -389,6 +415,11 @@ def resolve_judge(rs: ReasonshapeArguments, grpo: Any, model: Any) -> Any:
     kind = rs.judge
     if kind == "auto":
         kind = ("vllm_server" if grpo.vllm_mode == "server" else "vllm_colocate") if grpo.use_vllm else "policy"
+        blocker = _colocate_judge_blocker(grpo) if kind == "vllm_colocate" else None
+        if blocker is not None:
+            kind = "policy"
+            _log.info("judge=auto: the self-preference judge is the policy in process, not TRL's colocated vLLM "
+                      "engine, because of %s (%s)", blocker[0], blocker[1])
     common = dict(trials=rs.judge_trials, max_tokens=rs.judge_max_tokens, temperature=rs.judge_temperature,
                   max_candidate_tokens=rs.judge_max_candidate_tokens, both_orders=rs.judge_both_orders,
                   logprobs=rs.judge_logprobs, pair_model=rs.su_pair_model, aggregation=rs.su_aggregation,
@@ -421,7 +452,10 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
         ``reasonshape eval`` evaluates checkpoints); ``reward_weights`` of the wrong length; a self-preference judge
         while a process could receive part of a group (several processes and ``per_device_train_batch_size *
         steps_per_generation``, the consecutive completions TRL gives each process, not a multiple of
-        ``num_generations``); ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode.
+        ``num_generations``); ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode;
+        ``judge=vllm_colocate`` with ``vllm_enable_sleep_mode`` on (TRL's engine sleeps, weights discarded, while
+        the rewards are computed) or ``vllm_tensor_parallel_size > 1`` (each rank would send its own judge prompts
+        to one tensor-parallel engine).
     """
     if not model.model_name_or_path:
         raise ConfigError("model_name_or_path must be set (a local directory or hub id), got None")
@@ -460,6 +494,12 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
         if rs.judge == "vllm_colocate" and not (grpo.use_vllm and grpo.vllm_mode == "colocate"):
             raise ConfigError(f"judge must not be 'vllm_colocate' without use_vllm=True and vllm_mode='colocate', "
                               f"got use_vllm={grpo.use_vllm}, vllm_mode={grpo.vllm_mode!r}")
+        blocker = _colocate_judge_blocker(grpo) if rs.judge == "vllm_colocate" else None
+        if blocker is not None:
+            setting, why, fix = blocker
+            raise ConfigError(f"judge must not be 'vllm_colocate' with {setting} ({why}): set {fix}, or judge: "
+                              f"policy (judge: auto picks it here), or a served judge (judge: openai with "
+                              f"judge_base_url and judge_model), got judge='vllm_colocate' with {setting}")
 
 
 # ===================================================================================================== training
@@ -607,7 +647,9 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
         ds = getattr(trainer.accelerator.state, "deepspeed_plugin", None)
         if getattr(trainer, "is_fsdp_enabled", False) or (ds is not None and getattr(ds, "zero_stage", 0) == 3):
             raise ConfigError("judge must not be 'policy' with sharded weights (FSDP or DeepSpeed ZeRO-3): use "
-                              "judge=vllm_server or vllm_colocate, got judge=policy")
+                              "judge=vllm_server, or vllm_colocate (with vllm_enable_sleep_mode false and "
+                              f"vllm_tensor_parallel_size 1), or a served judge (openai), got judge={rs.judge} "
+                              "(the policy)")
         scorer.bind_policy(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
     elif judge is not None and judge.kind == "vllm":
         from reasonshape.training.backends import VLLMBackend

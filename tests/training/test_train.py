@@ -159,6 +159,43 @@ class TestParsing:
         with pytest.raises(ConfigError, match="vllm_server"):
             T.parse_train_args(["--config", str(SMOKE), "--judge", "vllm_server"])
 
+    # GPU colocate config with a self-preference judge; bf16 off only because this machine has no GPU
+    COLOCATE_JUDGED = ["--config", str(ROOT / "configs" / "grpo_vllm_colocate.yaml"), "--bf16", "false",
+                       "--reward_funcs", "shaped", "accuracy", "format", "eta", "self_preference",
+                       "--self_preference_weight", "0.05"]
+
+    @pytest.mark.parametrize("extra, setting, fix", [
+        # TRL sleeps its colocated engine at level 2 (weights discarded) before the rewards are computed
+        ([], "vllm_enable_sleep_mode=True", "set vllm_enable_sleep_mode: false"),
+        # each rank would send its own judge prompts to the two halves of one TP engine
+        (["--vllm_enable_sleep_mode", "false", "--vllm_tensor_parallel_size", "2"], "vllm_tensor_parallel_size=2",
+         "set vllm_tensor_parallel_size: 1"),
+    ])
+    def test_vllm_colocate_judge_refused_where_the_engine_cannot_judge(self, extra, setting, fix):
+        with pytest.raises(ConfigError) as e:
+            T.parse_train_args([*self.COLOCATE_JUDGED, "--judge", "vllm_colocate", *extra])
+        msg = str(e.value)
+        assert msg.startswith(f"judge must not be 'vllm_colocate' with {setting} (") and "\n" not in msg
+        assert fix in msg and "judge: policy" in msg and "judge: openai" in msg
+
+    @pytest.mark.parametrize("extra", [[], ["--vllm_enable_sleep_mode", "false", "--vllm_tensor_parallel_size", "2"]])
+    def test_auto_judge_is_the_policy_where_the_colocated_engine_cannot_judge(self, extra, caplog):
+        rs, grpo, model = T.parse_train_args([*self.COLOCATE_JUDGED, "--judge", "auto", *extra])
+        with caplog.at_level("INFO", logger=T.__name__):
+            judge = T.resolve_judge(rs, grpo, model)
+        assert judge.kind == "policy"
+        lines = [r for r in caplog.records if r.name == T.__name__]
+        assert len(lines) == 1 and lines[0].levelname == "INFO" and "policy" in lines[0].getMessage()
+
+    def test_colocated_engine_judges_without_sleep_mode_or_tensor_parallelism(self, caplog):
+        rs, grpo, model = T.parse_train_args([*self.COLOCATE_JUDGED, "--vllm_enable_sleep_mode", "false"])
+        with caplog.at_level("INFO", logger=T.__name__):
+            assert T.resolve_judge(rs, grpo, model).kind == "vllm"
+        assert not [r for r in caplog.records if r.name == T.__name__]
+        rs, grpo, model = T.parse_train_args([*self.COLOCATE_JUDGED, "--vllm_enable_sleep_mode", "false", "--judge",
+                                              "vllm_colocate"])
+        assert T.resolve_judge(rs, grpo, model).kind == "vllm"
+
     def test_final_metrics_window(self):
         hist = [{"reward": float(i), "rewards/x/mean": 1.0, "step": i} for i in range(1, 8)] + [{"train_runtime": 3}]
         fm = T.final_metrics(hist, window=5)
