@@ -455,7 +455,8 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
         ``num_generations``); ``judge=vllm_server`` / ``vllm_colocate`` without the matching vLLM mode;
         ``judge=vllm_colocate`` with ``vllm_enable_sleep_mode`` on (TRL's engine sleeps, weights discarded, while
         the rewards are computed) or ``vllm_tensor_parallel_size > 1`` (each rank would send its own judge prompts
-        to one tensor-parallel engine).
+        to one tensor-parallel engine); a ``report_to`` integration whose package is not installed
+        (:func:`_check_report_to`).
     """
     if not model.model_name_or_path:
         raise ConfigError("model_name_or_path must be set (a local directory or hub id), got None")
@@ -500,6 +501,33 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
             raise ConfigError(f"judge must not be 'vllm_colocate' with {setting} ({why}): set {fix}, or judge: "
                               f"policy (judge: auto picks it here), or a served judge (judge: openai with "
                               f"judge_base_url and judge_model), got judge='vllm_colocate' with {setting}")
+    _check_report_to(grpo)
+
+
+#: ``report_to`` integration -> what to ``pip install`` for it (transformers' names; the package when it differs).
+_REPORT_TO_PACKAGES = {"azure_ml": "azureml-core", "comet_ml": "comet-ml", "flyte": "flytekit"}
+
+
+def _check_report_to(grpo: Any) -> None:
+    """Refuse a ``report_to`` integration whose package is missing: transformers would raise a bare RuntimeError
+    when the trainer is built (after the model is loaded). Availability is transformers' own
+    (``get_available_reporting_integrations``); a name transformers does not know is left to it."""
+    from transformers.integrations.integration_utils import (
+        INTEGRATION_TO_CALLBACK,
+        get_available_reporting_integrations,
+        is_azureml_available,
+    )
+
+    wanted = grpo.report_to or []  # TrainingArguments.__post_init__ made it a list ("none" -> [])
+    wanted = [wanted] if isinstance(wanted, str) else list(wanted)
+    available = set(get_available_reporting_integrations())
+    if is_azureml_available():  # transformers leaves azure_ml out of that list when mlflow is installed too
+        available.add("azure_ml")
+    missing = [r for r in wanted if r in INTEGRATION_TO_CALLBACK and r not in available]
+    if missing:
+        packages = " ".join(_REPORT_TO_PACKAGES.get(r, r) for r in missing)
+        raise ConfigError(f"report_to must name installed integrations: pip install {packages}, or set report_to: "
+                          f"none, got report_to={wanted} ({', '.join(missing)} not installed)")
 
 
 # ===================================================================================================== training

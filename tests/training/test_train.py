@@ -196,6 +196,28 @@ class TestParsing:
                                               "vllm_colocate"])
         assert T.resolve_judge(rs, grpo, model).kind == "vllm"
 
+    @pytest.mark.parametrize("report_to, package", [("tensorboard", "tensorboard"), ("wandb", "wandb"),
+                                                    ("comet_ml", "comet-ml")])
+    def test_report_to_a_missing_integration_is_refused(self, monkeypatch, report_to, package):
+        # transformers would raise a bare RuntimeError when the trainer is built (after loading the model)
+        from transformers.integrations import integration_utils
+
+        monkeypatch.setattr(integration_utils, "get_available_reporting_integrations", lambda: [])
+        monkeypatch.setattr(integration_utils, "is_azureml_available", lambda: False)
+        with pytest.raises(ConfigError) as e:
+            T.parse_train_args(["--config", str(SMOKE), "--report_to", report_to])
+        msg = str(e.value)
+        assert msg.startswith(f"report_to must name installed integrations: pip install {package}, or set "
+                              "report_to: none") and f"({report_to} not installed)" in msg and "\n" not in msg
+
+    def test_report_to_an_installed_integration_or_none_passes(self, monkeypatch):
+        from transformers.integrations import integration_utils
+
+        monkeypatch.setattr(integration_utils, "get_available_reporting_integrations", lambda: ["tensorboard"])
+        T.parse_train_args(["--config", str(SMOKE), "--report_to", "tensorboard"])
+        monkeypatch.setattr(integration_utils, "get_available_reporting_integrations", lambda: [])
+        T.parse_train_args(["--config", str(SMOKE), "--report_to", "none"])
+
     def test_final_metrics_window(self):
         hist = [{"reward": float(i), "rewards/x/mean": 1.0, "step": i} for i in range(1, 8)] + [{"train_runtime": 3}]
         fm = T.final_metrics(hist, window=5)
@@ -296,6 +318,8 @@ class TestCli:
         judge = T.resolve_judge(rs, grpo, model)
         if grpo.vllm_mode == "server":
             assert judge.kind == "openai" and judge.base_url == "http://127.0.0.1:8000/v1"
+        # they must train after the documented install (pip install -e '.[vllm]'), which has no tensorboard
+        assert grpo.report_to == []
 
     @pytest.mark.parametrize("name", ["multi_gpu", "deepspeed_zero2", "deepspeed_zero3", "fsdp"])
     def test_accelerate_configs_load(self, name):
