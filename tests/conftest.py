@@ -8,6 +8,11 @@ Session fixtures:
   once, waited for (``/health``), terminated at the end of the session. Its OpenAI base URL is
   ``http://127.0.0.1:<port>/v1``; the model name for requests is ``str(tiny_model_dir)``.
 
+Function fixture:
+
+* ``fake_vllm``: a labelled FAKE ``vllm`` module in ``sys.modules`` (vLLM is not installed on the test machines),
+  recording the calls :class:`reasonshape.training.backends.VLLMBackend` makes.
+
 Markers: ``require_vllm`` skips a test when ``vllm`` cannot be imported.
 """
 
@@ -20,6 +25,7 @@ import socket
 import subprocess
 import sys
 import time
+import types
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -108,3 +114,56 @@ def serve_url(tiny_model_dir, tmp_path_factory):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=15)
+
+
+@pytest.fixture
+def fake_vllm(monkeypatch):
+    """A labelled FAKE ``vllm`` module (vLLM is not installed here): ``LLM`` and ``SamplingParams`` with vLLM's
+    documented call signatures (``LLM.chat`` / ``LLM.generate`` take one ``SamplingParams`` or a list of one per
+    prompt). Returns the dict in which it records its calls: ``init`` (engine kwargs), ``chat`` / ``generate``
+    (prompts), ``chat_params`` / ``generate_params`` (each prompt's SamplingParams kwargs); put a tokenizer under
+    ``tokenizer`` for ``LLM.get_tokenizer()``."""
+    calls = {}
+
+    class Logprob:  # vllm.logprobs.Logprob
+        def __init__(self, logprob, rank, decoded_token):
+            self.logprob, self.rank, self.decoded_token = logprob, rank, decoded_token
+
+    class SamplingParams:
+        def __init__(self, **kw):
+            self.kw, self.n = kw, kw["n"]
+
+    def one_per_prompt(prompts, sampling_params):
+        if isinstance(sampling_params, list):
+            assert len(sampling_params) == len(prompts)
+            return sampling_params
+        return [sampling_params] * len(prompts)
+
+    def request_output(n_prompt_tokens, n):
+        outs = [types.SimpleNamespace(
+            text=f"<think>r{k}</think>ans{k}", token_ids=[5, 6], finish_reason="length",
+            logprobs=[{5: Logprob(-0.5, 1, "x"), 9: Logprob(-1.5, 2, "y")},
+                      {6: Logprob(-2.0, 2, "z"), 7: Logprob(-0.2, 1, "w")}]) for k in range(n)]
+        return types.SimpleNamespace(prompt_token_ids=list(range(n_prompt_tokens)), outputs=outs)
+
+    class LLM:
+        def __init__(self, model, seed=0, **kw):
+            calls["init"] = dict(model=model, seed=seed, **kw)
+
+        def chat(self, messages, sampling_params=None, use_tqdm=True, **kw):
+            params = one_per_prompt(messages, sampling_params)
+            calls["chat"], calls["chat_params"] = messages, [p.kw for p in params]
+            return [request_output(4, p.n) for p in params]
+
+        def generate(self, prompts, sampling_params=None, use_tqdm=True):
+            params = one_per_prompt(prompts, sampling_params)
+            calls["generate"], calls["generate_params"] = prompts, [p.kw for p in params]
+            return [request_output(2, p.n) for p in params]
+
+        def get_tokenizer(self):
+            return calls["tokenizer"]
+
+    fake = types.ModuleType("vllm")
+    fake.LLM, fake.SamplingParams = LLM, SamplingParams
+    monkeypatch.setitem(sys.modules, "vllm", fake)
+    return calls

@@ -48,6 +48,7 @@ __all__ = [
     "BACKEND_KINDS",
     "get_backend",
     "split_reasoning",
+    "request_seed",
     "validate_prompts",
     "validate_sampling",
     "check_model_path",
@@ -163,6 +164,21 @@ def validate_sampling(n: int, temperature: float, top_p: float, max_tokens: int,
     if logprobs is not None and (not isinstance(logprobs, int) or isinstance(logprobs, bool) or
                                  not 0 <= logprobs <= 20):
         raise ConfigError(f"logprobs must be None or an integer in [0, 20], got {logprobs!r}")
+
+
+def request_seed(seed: int | None, i: int, n: int, k: int = 0) -> int | None:
+    """The seed of sample ``k`` of prompt ``i`` in a batch sampled ``n`` times per prompt with ``seed``:
+    ``seed + i * n + k`` (``None`` when ``seed`` is None).
+
+    Every (prompt, sample) gets its own reproducible stream. A request that asks for all ``n`` samples of prompt ``i``
+    at once passes ``k = 0``: vLLM seeds sample ``k`` of a request with seed ``s`` as ``s + k`` (it gives each of the
+    ``n`` child requests ``seed + index``), which is then the same seed again. Used by
+    :class:`OpenAICompatibleBackend` and :class:`VLLMBackend`.
+
+    >>> [request_seed(10, i, 2, k) for i in range(2) for k in range(2)]
+    [10, 11, 12, 13]
+    """
+    return None if seed is None else seed + i * n + k
 
 
 def split_reasoning(text: str) -> tuple[str | None, str]:
@@ -476,8 +492,9 @@ class OpenAICompatibleBackend(GenerationBackend):
     Notes
     -----
     Message prompts go to ``/chat/completions``; string prompts to ``/completions``. With ``seed`` given, request
-    ``(prompt i, sample k)`` gets ``seed + i * n + k`` (distinct, reproducible streams); with ``use_n`` the request
-    for prompt ``i`` gets ``seed + i``. Reasoning is read from the message's ``reasoning_content`` (vLLM,
+    ``(prompt i, sample k)`` gets ``seed + i * n + k`` (distinct, reproducible streams, :func:`request_seed`); with
+    ``use_n`` the request for prompt ``i`` gets ``seed + i * n``, so a vLLM server, which seeds its sample ``k`` with
+    the request's seed ``+ k``, uses the same seeds. Reasoning is read from the message's ``reasoning_content`` (vLLM,
     ``transformers serve``) or ``reasoning`` field. ``generate`` may be called from inside a running event loop (it
     then runs its own loop in a worker thread); :meth:`agenerate` is the coroutine.
     """
@@ -546,9 +563,9 @@ class OpenAICompatibleBackend(GenerationBackend):
         jobs = []
         for i, p in enumerate(prompts):
             if self.use_n:
-                jobs.append((i, p, None if seed is None else seed + i))
+                jobs.append((i, p, request_seed(seed, i, n)))
             else:
-                jobs.extend((i, p, None if seed is None else seed + i * n + k) for k in range(n))
+                jobs.extend((i, p, request_seed(seed, i, n, k)) for k in range(n))
 
         async def one(prompt, req_seed):
             kwargs: dict[str, Any] = dict(model=self.model, temperature=temperature, top_p=top_p,
@@ -664,9 +681,14 @@ class VLLMBackend(GenerationBackend):
 
     Notes
     -----
-    One ``SamplingParams(n, temperature, top_p, max_tokens, seed, logprobs)`` per call; chat prompts go through
-    ``LLM.chat`` (the model's chat template, generation prompt added), string prompts through ``LLM.generate``, each
-    kind in one batched call. vLLM's ``logprobs=k`` returns the top ``k`` plus the sampled token.
+    One ``SamplingParams(n, temperature, top_p, max_tokens, seed, logprobs)`` per prompt: with ``seed`` given,
+    prompt ``i`` of the batch gets ``seed + i * n`` and vLLM seeds its sample ``k`` with that ``+ k``, so (prompt
+    ``i``, sample ``k``) draws from stream ``seed + i * n + k``, as with :class:`OpenAICompatibleBackend`
+    (:func:`request_seed`); without ``seed`` one unseeded ``SamplingParams`` serves the batch. Chat prompts go
+    through ``LLM.chat`` (the model's chat template, generation prompt added), string prompts through
+    ``LLM.generate``, each kind in one batched call. vLLM's ``logprobs=k`` returns the top ``k`` plus the sampled
+    token. :attr:`tokenizer` is the engine's (``LLM.get_tokenizer()``), so the self-preference judge counts its
+    candidate budget in the engine's tokens.
     """
 
     kind = "vllm"
@@ -690,25 +712,36 @@ class VLLMBackend(GenerationBackend):
     def __repr__(self) -> str:
         return f"VLLMBackend(model={self.name!r})"
 
+    @property
+    def tokenizer(self) -> Any:
+        """The engine's tokenizer (``LLM.get_tokenizer()``); :class:`PairwiseJudge` truncates candidates with it."""
+        return self.llm.get_tokenizer()
+
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text`` under the engine's tokenizer."""
-        return len(self.llm.get_tokenizer().encode(text, add_special_tokens=False))
+        return len(self.tokenizer.encode(text, add_special_tokens=False))
 
     def _generate(self, prompts, *, n, temperature, top_p, max_tokens, seed, logprobs):
-        params = self._vllm.SamplingParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
-                                           seed=seed, logprobs=logprobs)
+        def params(i: int):
+            return self._vllm.SamplingParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
+                                             seed=request_seed(seed, i, n), logprobs=logprobs)
+
+        def params_for(idx: list[int]):  # one per prompt (its own stream), or one for all when unseeded
+            return params(0) if seed is None else [params(i) for i in idx]
+
         chat_idx = [i for i, p in enumerate(prompts) if not isinstance(p, str)]
         text_idx = [i for i, p in enumerate(prompts) if isinstance(p, str)]
         results: list[list[Sample] | None] = [None] * len(prompts)
         try:
             if chat_idx:
                 kwargs = {"chat_template_kwargs": self.chat_template_kwargs} if self.chat_template_kwargs else {}
-                outs = self.llm.chat([[dict(m) for m in prompts[i]] for i in chat_idx], sampling_params=params,
-                                     use_tqdm=False, **kwargs)
+                outs = self.llm.chat([[dict(m) for m in prompts[i]] for i in chat_idx],
+                                     sampling_params=params_for(chat_idx), use_tqdm=False, **kwargs)
                 for i, o in zip(chat_idx, outs, strict=True):
                     results[i] = self._samples(o, logprobs)
             if text_idx:
-                outs = self.llm.generate([prompts[i] for i in text_idx], sampling_params=params, use_tqdm=False)
+                outs = self.llm.generate([prompts[i] for i in text_idx], sampling_params=params_for(text_idx),
+                                         use_tqdm=False)
                 for i, o in zip(text_idx, outs, strict=True):
                     results[i] = self._samples(o, logprobs)
         except (RuntimeError, ValueError) as e:

@@ -148,7 +148,10 @@ class ReasonshapeArguments:
     judge_max_tokens: int = field(default=256, metadata={"help": "Tokens the judge may generate per verdict, >= 1."})
     judge_temperature: float = field(default=1.0, metadata={"help": "Judge sampling temperature, >= 0."})
     judge_max_candidate_tokens: int = field(
-        default=1024, metadata={"help": "Token budget per candidate shown to the judge (cut in the middle), >= 2."})
+        default=1024,
+        metadata={"help": "Budget per candidate shown to the judge (cut in the middle), >= 2: tokens of the judge's "
+                          "tokenizer for the policy, vllm_colocate and transformers judges; whitespace-separated "
+                          "words for the served judges (vllm_server, openai), whose client has no tokenizer."})
     judge_both_orders: bool = field(
         default=False, metadata={"help": "Judge every pair in both orders to cancel position bias (2x prompts)."})
     judge_logprobs: int | None = field(

@@ -13,7 +13,6 @@ import json
 import sys
 import threading
 import time
-import types
 
 import pytest
 import torch
@@ -26,6 +25,7 @@ from reasonshape.training.backends import (
     TransformersBackend,
     VLLMBackend,
     get_backend,
+    request_seed,
     split_reasoning,
     validate_sampling,
 )
@@ -297,9 +297,10 @@ class _Scripted(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, fail_first=0, status=503, delay=0.0):
+    def __init__(self, fail_first=0, status=503, delay=0.0, honour_n=False):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.fail_first, self.status, self.delay = fail_first, status, delay
+        self.honour_n = honour_n  # answer n choices, as vLLM does (else one, as transformers serve)
         self.requests, self.auth, self.bodies = 0, [], []
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -328,7 +329,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             if n_req <= srv.fail_first:
                 payload, code = {"error": {"message": "busy", "type": "server_error"}}, srv.status
             else:
-                payload, code = self._answer(body), 200
+                payload, code = self._answer(body, srv.honour_n), 200
             data = json.dumps(payload).encode()
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
@@ -340,17 +341,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 srv.in_flight -= 1
 
     @staticmethod
-    def _answer(body):
+    def _answer(body, honour_n=False):
         text = body["messages"][-1]["content"][::-1]
         msg = {"role": "assistant", "content": text, "reasoning_content": "because"}
-        choice = {"index": 0, "message": msg, "finish_reason": "stop"}
+        choices = [{"index": k, "message": msg, "finish_reason": "stop"}
+                   for k in range(body.get("n", 1) if honour_n else 1)]
         if body.get("logprobs"):
-            choice["logprobs"] = {"content": [
-                {"token": "A", "logprob": -0.1, "bytes": None,
-                 "top_logprobs": [{"token": "A", "logprob": -0.1, "bytes": None},
-                                  {"token": "B", "logprob": -2.4, "bytes": None}]}]}
-        return {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"], "choices": [choice],
-                "usage": {"prompt_tokens": 7, "completion_tokens": 1, "total_tokens": 8}}
+            for choice in choices:
+                choice["logprobs"] = {"content": [
+                    {"token": "A", "logprob": -0.1, "bytes": None,
+                     "top_logprobs": [{"token": "A", "logprob": -0.1, "bytes": None},
+                                      {"token": "B", "logprob": -2.4, "bytes": None}]}]}
+        return {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"], "choices": choices,
+                "usage": {"prompt_tokens": 7, "completion_tokens": len(choices), "total_tokens": 7 + len(choices)}}
 
 
 @pytest.fixture
@@ -429,6 +432,15 @@ class TestOpenAIScripted:
             backend.generate([CHAT], n=3)
         assert srv.bodies[0]["n"] == 3
 
+    def test_use_n_seeds_match_the_per_sample_scheme(self, scripted):
+        # a vLLM server seeds sample k of a request with seed s as s + k: prompt i's request must carry seed + i*n,
+        # not seed + i (which gave prompt i's sample 1 the stream of prompt i+1's sample 0)
+        srv = scripted(honour_n=True)
+        backend = OpenAICompatibleBackend(srv.url, "m", use_n=True, timeout=10)
+        out = backend.generate([CHAT, CHAT, CHAT], n=3, seed=10)
+        assert [len(row) for row in out] == [3, 3, 3]
+        assert sorted(b["seed"] for b in srv.bodies) == [request_seed(10, i, 3) for i in range(3)] == [10, 13, 16]
+
     @pytest.mark.parametrize("kwargs, field", [
         (dict(base_url="localhost:8000"), "base_url"), (dict(model=""), "model"),
         (dict(max_concurrency=0), "max_concurrency"), (dict(max_retries=-1), "max_retries"),
@@ -451,50 +463,53 @@ class TestVLLMBackend:
         with pytest.raises(MissingExtraError):
             get_backend("vllm", model="some/model")
 
-    def test_against_vllm_documented_api(self, monkeypatch):
-        calls = {}
-
-        class Logprob:  # vllm.logprobs.Logprob
-            def __init__(self, logprob, rank, decoded_token):
-                self.logprob, self.rank, self.decoded_token = logprob, rank, decoded_token
-
-        class SamplingParams:
-            def __init__(self, **kw):
-                calls["sampling"] = kw
-                self.n = kw["n"]
-
-        def request_output(n_prompt_tokens, n):
-            outs = [types.SimpleNamespace(
-                text=f"<think>r{k}</think>ans{k}", token_ids=[5, 6], finish_reason="length",
-                logprobs=[{5: Logprob(-0.5, 1, "x"), 9: Logprob(-1.5, 2, "y")},
-                          {6: Logprob(-2.0, 2, "z"), 7: Logprob(-0.2, 1, "w")}]) for k in range(n)]
-            return types.SimpleNamespace(prompt_token_ids=list(range(n_prompt_tokens)), outputs=outs)
-
-        class LLM:
-            def __init__(self, model, seed=0, **kw):
-                calls["init"] = dict(model=model, seed=seed, **kw)
-
-            def chat(self, messages, sampling_params=None, use_tqdm=True, **kw):
-                calls["chat"] = messages
-                return [request_output(4, sampling_params.n) for _ in messages]
-
-            def generate(self, prompts, sampling_params=None, use_tqdm=True):
-                calls["generate"] = prompts
-                return [request_output(2, sampling_params.n) for _ in prompts]
-
-        fake = types.ModuleType("vllm")
-        fake.LLM, fake.SamplingParams = LLM, SamplingParams
-        monkeypatch.setitem(sys.modules, "vllm", fake)
+    def test_against_vllm_documented_api(self, fake_vllm):
+        calls = fake_vllm
         backend = get_backend("vllm", model="m", tensor_parallel_size=1)
         out = backend.generate(["raw", CHAT], n=2, temperature=0.7, top_p=0.8, max_tokens=2, seed=3, logprobs=1)
         assert calls["init"] == {"model": "m", "seed": 0, "tensor_parallel_size": 1}
-        assert calls["sampling"] == dict(n=2, temperature=0.7, top_p=0.8, max_tokens=2, seed=3, logprobs=1)
+        # prompt i of the batch gets seed + i*n (vLLM adds the sample index): "raw" is prompt 0, CHAT prompt 1
+        assert calls["generate_params"] == [dict(n=2, temperature=0.7, top_p=0.8, max_tokens=2, seed=3, logprobs=1)]
+        assert calls["chat_params"] == [dict(n=2, temperature=0.7, top_p=0.8, max_tokens=2, seed=5, logprobs=1)]
         assert calls["chat"] == [CHAT] and calls["generate"] == ["raw"]
         assert [s.prompt_tokens for s in out[0]] == [2, 2] and [s.prompt_tokens for s in out[1]] == [4, 4]
         s = out[1][1]
         assert (s.text, s.reasoning_text, s.completion_tokens, s.finish_reason) == ("ans1", "r1", 2, "length")
         assert s.logprobs[0] == TokenLogprob("x", -0.5, {"x": -0.5})
         assert s.logprobs[1] == TokenLogprob("z", -2.0, {"w": -0.2})
+
+    def test_each_prompt_gets_its_own_seed(self, fake_vllm):
+        # one SamplingParams(seed=s) for the whole batch gave every prompt the same random stream (the judge
+        # prompts of a step; sample k of every eval instance)
+        calls = fake_vllm
+        backend = VLLMBackend(model="m")
+        prompts = [CHAT, "a", [{"role": "user", "content": "b"}], "c"]
+        backend.generate(prompts, n=4, seed=100)
+        assert [p["seed"] for p in calls["chat_params"]] == [request_seed(100, i, 4) for i in (0, 2)] == [100, 108]
+        assert [p["seed"] for p in calls["generate_params"]] == [104, 112]
+        seeds = [s + k for s in (100, 104, 108, 112) for k in range(4)]  # vLLM's per-sample seeds: all distinct
+        assert len(set(seeds)) == len(seeds)
+        backend.generate(prompts, n=2)  # unseeded: nothing to keep apart
+        assert [p["seed"] for p in calls["chat_params"] + calls["generate_params"]] == [None] * 4
+
+    def test_engine_tokenizer_sets_the_judge_budget_in_tokens(self, fake_vllm, tiny_model_dir):
+        # the judge's max_candidate_tokens counted whitespace words with a vLLM backend (no tokenizer attribute)
+        from transformers import AutoTokenizer
+
+        from reasonshape.rewards.structural_uncertainty import PairwiseJudge
+
+        tok = fake_vllm["tokenizer"] = AutoTokenizer.from_pretrained(tiny_model_dir)
+        backend = VLLMBackend(llm=sys.modules["vllm"].LLM("m"))  # an existing engine, as TRL's colocated one
+        assert backend.tokenizer is tok
+        text = "cell(r3,c6)=T"
+        assert backend.count_tokens(text) == len(tok.encode(text, add_special_tokens=False)) > 1
+        judge = PairwiseJudge(backend, max_candidate_tokens=64)
+        assert judge.tokenizer is tok
+        reasoning = " ".join(f"cell(r{i % 9},c{i % 7})=T" for i in range(200))
+        answer, shown = judge.render_candidate(f"<think>{reasoning}</think><answer>x</answer>")
+        budget = 64 - len(tok.encode(answer, add_special_tokens=False))
+        marker = len(tok.encode("\n[... 9999 tokens cut ...]\n", add_special_tokens=False))
+        assert len(tok.encode(shown, add_special_tokens=False)) <= budget + marker + 2  # + re-tokenising the seams
 
 
 class TestFactory:
