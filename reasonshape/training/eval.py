@@ -557,6 +557,11 @@ class ResultsLog:
 
 # ===================================================================================================== config
 _BACKENDS = ("transformers", "vllm", "openai")
+#: Largest GPU memory share the policy's and the judge's vLLM engines may ask for together (vLLM needs the rest
+#: for the CUDA context and its own overhead outside its budget).
+MAX_VLLM_MEMORY = 0.95
+#: ``gpu_memory_utilization`` of each of two vLLM engines when the option is not given (vLLM's default 0.9, split).
+SHARED_VLLM_MEMORY = 0.45
 
 
 @dataclass
@@ -605,6 +610,10 @@ class EvalConfig:
         "help": "instances sampled per backend call; a kill loses at most this batch"})
     device: str = field(default="auto", metadata={"help": "transformers backend device (auto, cpu, cuda...)"})
     dtype: str | None = field(default=None, metadata={"help": "transformers/vllm dtype, e.g. bfloat16"})
+    gpu_memory_utilization: float | None = field(default=None, metadata={
+        "help": "vLLM engines (--backend vllm, --judge-backend vllm): share of GPU memory each engine may take, in "
+                "(0, 1]; default vLLM's 0.9, or 0.45 each when the policy and the judge are both vLLM engines (then "
+                "at most 0.475 each)"})
     max_concurrency: int = field(default=16, metadata={"help": "openai backend: requests in flight"})
     use_n: bool = field(default=False, metadata={
         "help": "openai backend: ask for the k samples in one request (vLLM serve supports n; transformers serve "
@@ -668,6 +677,18 @@ class EvalConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise ConfigError(f"{name} must be an integer >= {lo}, got {v!r}")
+        gmu = self.gpu_memory_utilization
+        if gmu is not None:
+            if isinstance(gmu, bool) or not isinstance(gmu, (int, float)) or not 0 < gmu <= 1:
+                raise ConfigError(f"gpu_memory_utilization must be a number in (0, 1], got {gmu!r}")
+            if self.vllm_engines == 0:
+                raise ConfigError("gpu_memory_utilization sets vLLM engines' memory, but none is built: use it with "
+                                  f"--backend vllm or --judge-backend vllm, or drop it, got backend={self.backend!r}, "
+                                  f"judge_backend={self.judge_backend!r}")
+            if self.vllm_engines == 2 and 2 * gmu > MAX_VLLM_MEMORY:
+                raise ConfigError(f"gpu_memory_utilization must be at most {MAX_VLLM_MEMORY / 2} when the policy "
+                                  f"and the judge are both vLLM engines (each takes that share of the same GPU, "
+                                  f"{MAX_VLLM_MEMORY} at most together), got {gmu}")
         if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
                                        or self.limit < 1):
             raise ConfigError(f"limit must be an integer >= 1 or None, got {self.limit!r}")
@@ -688,6 +709,21 @@ class EvalConfig:
             if bad:
                 raise ConfigError(f"levels must be among {list(LEVEL_NAMES)} (or {EXTERNAL_LEVEL!r} for traces), "
                                   f"got {bad}")
+
+    @property
+    def vllm_engines(self) -> int:
+        """vLLM engines this run builds in its process: the policy's (sampling with ``--backend vllm``) and the
+        judge's (``--judge-model`` with ``--judge-backend vllm``)."""
+        policy = self.model is not None and self.backend == "vllm"
+        judge = self.judge_model is not None and self.judge_backend == "vllm"
+        return int(policy) + int(judge)
+
+    def vllm_gpu_memory(self) -> float | None:
+        """``gpu_memory_utilization`` for each vLLM engine: the option's value, else
+        :data:`SHARED_VLLM_MEMORY` when two engines share the GPU, else ``None`` (vLLM's default, 0.9)."""
+        if self.gpu_memory_utilization is not None:
+            return float(self.gpu_memory_utilization)
+        return SHARED_VLLM_MEMORY if self.vllm_engines == 2 else None
 
     @property
     def mode(self) -> Literal["sample", "traces"]:
@@ -786,6 +822,8 @@ def _build_backend(kind: str | None, model: str, base_url: str | None, cfg: Eval
         kw: dict[str, Any] = {"model": model, "seed": cfg.seed}
         if cfg.dtype:
             kw["dtype"] = cfg.dtype
+        if cfg.vllm_gpu_memory() is not None:
+            kw["gpu_memory_utilization"] = cfg.vllm_gpu_memory()
         return get_backend("vllm", **kw)
     return get_backend("transformers", model=model, device=cfg.device, dtype=cfg.dtype,
                        batch_size=max(1, cfg.batch_instances))
@@ -1119,8 +1157,12 @@ class _BatchRunner:
         cfg = self.cfg
         prompts = [make_record(g.puzzle, g.instance, g.level, self.system_prompt)["prompt"] for g in batch]
         t0 = time.perf_counter()
+        # instance j of the run, sample s: stream seed + j*k + s on the vLLM and OpenAI-compatible backends
+        # (request_seed: prompt i of a call seeded b gets b + i*k), whatever --batch-instances is; a batch seeded
+        # seed + j overlapped the next batch's streams (with k = batch_instances, instance j+1 had instance j+k's)
+        seed = cfg.seed + self.index_of[batch[0].gid] * cfg.k
         samples = self.backend.generate(prompts, n=cfg.k, temperature=cfg.temperature, top_p=cfg.top_p,
-                                        max_tokens=cfg.max_tokens, seed=cfg.seed + self.index_of[batch[0].gid])
+                                        max_tokens=cfg.max_tokens, seed=seed)
         dt = time.perf_counter() - t0
         self.sample_s += dt
         per = dt / max(1, len(batch) * cfg.k)  # amortised over the batch's completions
@@ -1382,7 +1424,7 @@ def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
         elif f.name in ("k", "max_tokens", "seed", "batch_instances", "max_concurrency", "su_trials",
                         "judge_max_tokens", "keep_graphs", "limit"):
             parser.add_argument(flag, dest=f.name, type=int, default=f.default, help=help_)
-        elif f.name in ("temperature", "top_p"):
+        elif f.name in ("temperature", "top_p", "gpu_memory_utilization"):
             parser.add_argument(flag, dest=f.name, type=float, default=f.default, help=help_)
         else:
             parser.add_argument(flag, dest=f.name, default=f.default, help=help_)

@@ -702,3 +702,82 @@ class TestConfigAndCli:
         path = _handmade_traces(tmp_path)
         assert main(["--traces", str(path), "--out", str(tmp_path / "o"), "--no-progress", "--no-report"]) == 0
         assert "4 records, 4 new" in capsys.readouterr().out
+
+
+# ============================================================================================ seeds and vLLM engines
+class _SeedRecorder:
+    """A sampling backend that records the seed of each (instance, sample), by the scheme the vLLM and
+    OpenAI-compatible backends follow (:func:`~reasonshape.training.backends.request_seed`)."""
+
+    def __init__(self):
+        self.seeds: dict[str, list[int]] = {}
+
+    def generate(self, prompts, n=1, temperature=1.0, top_p=1.0, max_tokens=256, seed=None, logprobs=None):
+        from reasonshape.training.backends import Sample, request_seed
+
+        for i, p in enumerate(prompts):
+            self.seeds[p[-1]["content"]] = [request_seed(seed, i, n, k) for k in range(n)]
+        return [[Sample("<answer>1</answer>", None, 10, 3, "stop", None) for _ in range(n)] for _ in prompts]
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_every_sample_of_the_run_has_its_own_seed_whatever_the_batching(tmp_path, k):
+    # a batch was seeded seed + (index of its first instance): with per-prompt seeds seed + i*k + s, consecutive
+    # batches overlapped (instance 1's samples had instance 2's streams when batch_instances = 2 = k)
+    got = []
+    for batch in (1, 2, 4):
+        rec = _SeedRecorder()
+        cfg = EvalConfig(out=str(tmp_path / f"o{batch}"), model="fake", puzzles=["solo"], levels=["trivial"],
+                         limit=4, k=k, seed=10, batch_instances=batch, su=False, progress=False, report=False)
+        run_eval(cfg, backend=rec)
+        got.append(rec.seeds)
+    assert got[0] == got[1] == got[2]
+    seeds = [s for row in got[0].values() for s in row]
+    assert sorted(seeds) == list(range(10, 10 + 4 * k))
+
+
+class TestGpuMemoryUtilization:
+    def test_one_vllm_engine_gets_the_option_or_vllms_default(self, fake_vllm):
+        from reasonshape.training.eval import _build_backend
+
+        cfg = EvalConfig(model="m", backend="vllm", gpu_memory_utilization=0.6)
+        _build_backend("vllm", "m", None, cfg)
+        assert fake_vllm["init"] == {"model": "m", "seed": 0, "gpu_memory_utilization": 0.6}
+        _build_backend("vllm", "m", None, EvalConfig(model="m", backend="vllm"))
+        assert "gpu_memory_utilization" not in fake_vllm["init"]  # vLLM's own default
+        judge_only = EvalConfig(traces="t.jsonl", judge_model="j", judge_backend="vllm", gpu_memory_utilization=0.7)
+        _build_backend("vllm", "j", None, judge_only)
+        assert fake_vllm["init"]["gpu_memory_utilization"] == 0.7
+
+    def test_a_vllm_policy_and_a_vllm_judge_share_the_gpu(self, fake_vllm):
+        # both engines at vLLM's default 0.9 asked for 1.8 of one GPU
+        from reasonshape.training.eval import _build_backend
+
+        cfg = EvalConfig(model="m", backend="vllm", judge_model="j", judge_backend="vllm")
+        assert cfg.vllm_engines == 2 and cfg.vllm_gpu_memory() == 0.45
+        for model in ("m", "j"):
+            _build_backend("vllm", model, None, cfg)
+            assert fake_vllm["init"]["gpu_memory_utilization"] == 0.45
+        EvalConfig(model="m", backend="vllm", judge_model="j", judge_backend="vllm", gpu_memory_utilization=0.4)
+        with pytest.raises(ConfigError, match=r"^gpu_memory_utilization must be at most 0.475 when the policy and "
+                                              r"the judge are both vLLM engines .*got 0.9$"):
+            EvalConfig(model="m", backend="vllm", judge_model="j", judge_backend="vllm", gpu_memory_utilization=0.9)
+
+    @pytest.mark.parametrize("kw, match", [
+        (dict(model="m", backend="vllm", gpu_memory_utilization=0), r"must be a number in \(0, 1\], got 0"),
+        (dict(model="m", backend="vllm", gpu_memory_utilization=1.5), r"must be a number in \(0, 1\], got 1.5"),
+        (dict(model="m", gpu_memory_utilization=0.5), "none is built: use it with --backend vllm or --judge-backend "
+                                                     "vllm, or drop it, got backend=None"),
+    ])
+    def test_bad_values_and_no_vllm_engine_are_refused(self, kw, match):
+        with pytest.raises(ConfigError, match=match):
+            EvalConfig(**kw)
+
+    def test_the_cli_option(self):
+        from reasonshape.training.eval import config_from_args, make_parser
+
+        args = make_parser().parse_args(["--model", "m", "--backend", "vllm", "--gpu-memory-utilization", "0.5"])
+        assert config_from_args(args).gpu_memory_utilization == 0.5
