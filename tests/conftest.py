@@ -121,7 +121,8 @@ def fake_vllm(monkeypatch):
     """A labelled FAKE ``vllm`` module (vLLM is not installed here): ``LLM`` and ``SamplingParams`` with vLLM's
     documented call signatures (``LLM.chat`` / ``LLM.generate`` take one ``SamplingParams`` or a list of one per
     prompt). Returns the dict in which it records its calls: ``init`` (engine kwargs), ``chat`` / ``generate``
-    (prompts), ``chat_params`` / ``generate_params`` (each prompt's SamplingParams kwargs); put a tokenizer under
+    (prompts), ``chat_params`` / ``generate_params`` (each prompt's SamplingParams kwargs), ``chat_kwargs`` (the
+    other keywords of the last ``LLM.chat`` call, e.g. ``chat_template_kwargs``); put a tokenizer under
     ``tokenizer`` for ``LLM.get_tokenizer()``."""
     calls = {}
 
@@ -152,7 +153,7 @@ def fake_vllm(monkeypatch):
 
         def chat(self, messages, sampling_params=None, use_tqdm=True, **kw):
             params = one_per_prompt(messages, sampling_params)
-            calls["chat"], calls["chat_params"] = messages, [p.kw for p in params]
+            calls["chat"], calls["chat_params"], calls["chat_kwargs"] = messages, [p.kw for p in params], kw
             return [request_output(4, p.n) for p in params]
 
         def generate(self, prompts, sampling_params=None, use_tqdm=True):

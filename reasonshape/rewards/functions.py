@@ -214,12 +214,19 @@ class JudgeSettings:
         Bradley–Terry, C = 1, PageRank with damping 0.85).
     seed : int
         Base seed of the trees and the judge's sampling; step ``s`` uses ``seed + s``.
+    chat_template_kwargs : dict, optional
+        Keywords for the judge's chat template, e.g. ``{"enable_thinking": False}`` for a model that thinks by
+        default (Qwen3), whose verdict would otherwise come after a ``<think>`` block likely cut by ``max_tokens``
+        (an unparsed reply counts as a tie). Given to every judge backend built or bound from these settings:
+        ``apply_chat_template`` (``policy``, ``transformers``), ``LLM.chat`` (``vllm``, :meth:`RewardScorer.bind_vllm`)
+        and the request's ``extra_body["chat_template_kwargs"]`` (``openai``; vLLM's server reads it). Names map to
+        JSON values; stored as a plain copy, left out of the hash. Source: reasonshape choice.
 
     Raises
     ------
     ConfigError
         Unknown ``kind``; ``openai`` without ``base_url`` and ``model``; ``transformers`` without ``model``;
-        ``trials < 1``.
+        ``trials < 1``; ``chat_template_kwargs`` not a mapping of names to JSON values.
     """
 
     kind: JudgeKind = "policy"
@@ -237,8 +244,13 @@ class JudgeSettings:
     damping: float = 0.85
     C: float = 1.0
     seed: int = 0
+    chat_template_kwargs: dict[str, Any] | None = field(default=None, hash=False)
 
     def __post_init__(self):
+        from reasonshape.training.backends import chat_template_kwargs_from
+
+        object.__setattr__(self, "chat_template_kwargs",
+                           chat_template_kwargs_from(self.chat_template_kwargs, "judge chat_template_kwargs"))
         if self.kind not in ("policy", "transformers", "openai", "vllm"):
             raise ConfigError(f"judge kind must be one of policy, transformers, openai, vllm, got {self.kind!r}")
         if self.kind == "openai" and not (self.base_url and self.model):
@@ -275,10 +287,12 @@ class JudgeSettings:
         """
         from reasonshape.training.backends import OpenAICompatibleBackend, TransformersBackend
 
+        kwargs = self.chat_template_kwargs
         if self.kind == "openai":
-            return OpenAICompatibleBackend(base_url=self.base_url, model=self.model, api_key_env=self.api_key_env)
+            return OpenAICompatibleBackend(base_url=self.base_url, model=self.model, api_key_env=self.api_key_env,
+                                           extra_body={"chat_template_kwargs": kwargs} if kwargs else None)
         if self.kind == "transformers":
-            return TransformersBackend(self.model)
+            return TransformersBackend(self.model, chat_template_kwargs=kwargs)
         raise ConfigError(f"judge kind {self.kind!r} uses the live policy: call RewardScorer.bind_policy / "
                           "bind_judge_backend before training")
 
@@ -431,11 +445,11 @@ class _PolicyJudgeBackend:
 
     kind = "policy"
 
-    def __init__(self, model: Any, tokenizer: Any):
+    def __init__(self, model: Any, tokenizer: Any, chat_template_kwargs: Mapping[str, Any] | None = None):
         from reasonshape.training.backends import TransformersBackend
 
         was_training = bool(getattr(model, "training", False))
-        self._inner = TransformersBackend(model, tokenizer=tokenizer)
+        self._inner = TransformersBackend(model, tokenizer=tokenizer, chat_template_kwargs=chat_template_kwargs)
         model.train(was_training)
         self.model, self.tokenizer = model, tokenizer
 
@@ -536,9 +550,22 @@ class RewardScorer:
 
         Call it once the trainer is built, on the model it trains: ``scorer.bind_policy(trainer.accelerator.
         unwrap_model(trainer.model), trainer.processing_class)`` (``reasonshape train`` does). A ``policy`` judge
-        that was never bound raises :class:`ConfigError` on a self-preference reward's first call.
+        that was never bound raises :class:`ConfigError` on a self-preference reward's first call. The judge's
+        prompts are rendered with the settings' ``chat_template_kwargs``.
         """
-        self.bind_judge_backend(_PolicyJudgeBackend(model, tokenizer))
+        s = self.judge_settings
+        self.bind_judge_backend(_PolicyJudgeBackend(model, tokenizer,
+                                                    chat_template_kwargs=s.chat_template_kwargs if s else None))
+
+    def bind_vllm(self, llm: Any) -> None:
+        """Judge with an existing ``vllm.LLM`` engine, e.g. TRL's colocated one: ``scorer.bind_vllm(trainer.
+        vllm_generation.llm)`` (``reasonshape train`` does, for a ``vllm`` judge), through a
+        :class:`~reasonshape.training.backends.VLLMBackend` that passes the settings' ``chat_template_kwargs`` to
+        ``LLM.chat``."""
+        from reasonshape.training.backends import VLLMBackend
+
+        s = self.judge_settings
+        self.bind_judge_backend(VLLMBackend(llm=llm, chat_template_kwargs=s.chat_template_kwargs if s else None))
 
     def _check_bound(self) -> None:
         """A live judge (``policy`` / ``vllm``) must have been bound before the first reward call: forgetting to is
@@ -549,7 +576,7 @@ class RewardScorer:
             return
         how = ("scorer.bind_policy(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)"
                if s.kind == "policy" else
-               "scorer.bind_judge_backend(VLLMBackend(llm=trainer.vllm_generation.llm))")
+               "scorer.bind_vllm(trainer.vllm_generation.llm)")
         raise ConfigError(f"the self-preference judge (kind {s.kind!r}) is the live policy and was never bound: call "
                           f"{how} once the trainer is built, before training (reasonshape train does this; a "
                           "scorer unpickled in another process must be bound again)")

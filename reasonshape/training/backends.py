@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 import hashlib
+import json
 import math
 import os
 from abc import ABC, abstractmethod
@@ -53,6 +55,8 @@ __all__ = [
     "validate_sampling",
     "check_model_path",
     "checkpoint_identity",
+    "chat_template_kwargs_from",
+    "with_chat_template_kwargs",
 ]
 
 #: One chat message: at least ``role`` and ``content`` (both strings).
@@ -768,6 +772,80 @@ class VLLMBackend(GenerationBackend):
                 lps = tuple(lps)
             out.append(Sample(content, reasoning, p_tok, len(c.token_ids), c.finish_reason or "stop", lps))
         return out
+
+
+# ---------------------------------------------------------------------------------------------- chat-template keywords
+def _check_json_value(v: Any, where: str, name: str) -> None:
+    if v is None or isinstance(v, bool | int | str):
+        return
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ConfigError(f"{name} must map names to JSON values, got {v!r} at {where}")
+        return
+    if isinstance(v, list | tuple):
+        for i, x in enumerate(v):
+            _check_json_value(x, f"{where}[{i}]", name)
+        return
+    if isinstance(v, Mapping):
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise ConfigError(f"{name} must have string keys, got {k!r}" + (f" in {where}" if where else ""))
+            _check_json_value(x, f"{where}.{k}" if where else k, name)
+        return
+    raise ConfigError(f"{name} must map names to JSON values, got {type(v).__name__} {v!r} at {where}")
+
+
+def chat_template_kwargs_from(value: Any, name: str = "chat_template_kwargs") -> dict[str, Any] | None:
+    """Chat-template keywords (e.g. ``{"enable_thinking": False}``) as a new plain dict: from ``None`` (kept), a
+    mapping of strings to JSON values, or a JSON object in a string (a command-line value, as TRL reads its own
+    ``chat_template_kwargs``).
+
+    Raises
+    ------
+    ConfigError
+        Invalid JSON, a value that is not a mapping, a non-string key or a value JSON cannot hold (one line naming
+        ``name``).
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{name} must be a JSON object such as '{{\"enable_thinking\": false}}', got "
+                              f"{value!r} ({e.msg} at column {e.colno})") from None
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{name} must be a mapping of keyword names to JSON values (a JSON object on the command "
+                          f"line), got {type(value).__name__} {value!r}")
+    _check_json_value(value, "", name)
+    return json.loads(json.dumps(dict(value)))  # a deep, plain copy (tuples become lists, as over JSON)
+
+
+def with_chat_template_kwargs(backend: GenerationBackend, chat_template_kwargs: Mapping[str, Any] | None):
+    """``backend`` sharing its model / engine / endpoint but rendering chats with ``chat_template_kwargs``
+    instead of its own (e.g. the eval's policy backend reused as its judge with ``{"enable_thinking": False}``).
+
+    ``None`` returns ``backend`` itself. :class:`TransformersBackend` and :class:`VLLMBackend` get their
+    ``chat_template_kwargs`` replaced; :class:`OpenAICompatibleBackend` gets ``extra_body["chat_template_kwargs"]``
+    replaced, its other ``extra_body`` fields kept. The copy is shallow: do not close it (close ``backend``).
+
+    Raises
+    ------
+    ConfigError
+        A backend of another kind (its chat template cannot be reached) or invalid keywords.
+    """
+    kwargs = chat_template_kwargs_from(chat_template_kwargs)
+    if kwargs is None:
+        return backend
+    view = copy.copy(backend)
+    if isinstance(backend, TransformersBackend | VLLMBackend):
+        view.chat_template_kwargs = kwargs
+    elif isinstance(backend, OpenAICompatibleBackend):
+        body = {k: v for k, v in backend.extra_body.items() if k != "chat_template_kwargs"}
+        view.extra_body = body | ({"chat_template_kwargs": kwargs} if kwargs else {})
+    else:
+        raise ConfigError(f"chat_template_kwargs cannot be set on a {type(backend).__name__}")
+    return view
 
 
 # ----------------------------------------------------------------------------------------------- factory

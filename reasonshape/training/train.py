@@ -156,6 +156,13 @@ class ReasonshapeArguments:
         default=False, metadata={"help": "Judge every pair in both orders to cancel position bias (2x prompts)."})
     judge_logprobs: int | None = field(
         default=5, metadata={"help": "Top-k logprobs for soft verdicts (0-20), or None for hard verdicts only."})
+    judge_chat_template_kwargs: dict | str | None = field(
+        default=None,
+        metadata={"help": "Keywords for the judge's chat template, a mapping (a JSON object on the command line), "
+                          "e.g. {enable_thinking: false} for Qwen3, which thinks by default: its verdict would come "
+                          "after a thinking block likely cut at judge_max_tokens (an unread verdict is a tie). Passed "
+                          "to every judge kind (the vLLM server reads extra_body chat_template_kwargs); unlike "
+                          "GRPOConfig.chat_template_kwargs, which is the policy's."})
     su_pair_model: Literal["bradley_terry", "trueskill"] = field(
         default="bradley_terry", metadata={"help": "Pairwise model of structural uncertainty (paper B §3.2)."})
     su_aggregation: Literal["pagerank", "rank_centrality"] = field(
@@ -211,6 +218,10 @@ class ReasonshapeArguments:
                               f"{self.judge_base_url!r} and {self.judge_model!r}")
         if self.judge == "transformers" and not self.judge_model:
             raise ConfigError("judge_model must be a checkpoint path for judge=transformers, got None")
+        from reasonshape.training.backends import chat_template_kwargs_from
+
+        self.judge_chat_template_kwargs = chat_template_kwargs_from(self.judge_chat_template_kwargs,
+                                                                    "judge_chat_template_kwargs")
         _check_int(self.judge_trials, "judge_trials", 1)
         _check_int(self.judge_max_tokens, "judge_max_tokens", 1)
         _check_int(self.judge_max_candidate_tokens, "judge_max_candidate_tokens", 2)
@@ -426,7 +437,7 @@ def resolve_judge(rs: ReasonshapeArguments, grpo: Any, model: Any) -> Any:
     common = dict(trials=rs.judge_trials, max_tokens=rs.judge_max_tokens, temperature=rs.judge_temperature,
                   max_candidate_tokens=rs.judge_max_candidate_tokens, both_orders=rs.judge_both_orders,
                   logprobs=rs.judge_logprobs, pair_model=rs.su_pair_model, aggregation=rs.su_aggregation,
-                  seed=grpo.seed, api_key_env=rs.judge_api_key_env)
+                  seed=grpo.seed, api_key_env=rs.judge_api_key_env, chat_template_kwargs=rs.judge_chat_template_kwargs)
     if kind == "vllm_server":
         url = rs.judge_base_url or grpo.vllm_server_base_url
         if not url:
@@ -611,6 +622,29 @@ def _settings_changes(stored: Any, requested: dict[str, dict[str, Any]]) -> list
     return sorted(out)
 
 
+def _bind_live_judge(scorer: Any, trainer: Any, judge_option: str) -> None:
+    """Bind a ``policy`` judge to the trained model (``trainer.accelerator.unwrap_model(trainer.model)`` and
+    ``trainer.processing_class``) or a ``vllm`` judge to TRL's colocated engine (``trainer.vllm_generation.llm``),
+    with the judge settings' ``chat_template_kwargs``; nothing for the other kinds (built on first use).
+
+    Raises
+    ------
+    ConfigError
+        A ``policy`` judge on sharded weights (FSDP or DeepSpeed ZeRO-3).
+    """
+    judge = scorer.judge_settings
+    if judge is not None and judge.kind == "policy":
+        ds = getattr(trainer.accelerator.state, "deepspeed_plugin", None)
+        if getattr(trainer, "is_fsdp_enabled", False) or (ds is not None and getattr(ds, "zero_stage", 0) == 3):
+            raise ConfigError("judge must not be 'policy' with sharded weights (FSDP or DeepSpeed ZeRO-3): use "
+                              "judge=vllm_server, or vllm_colocate (with vllm_enable_sleep_mode false and "
+                              f"vllm_tensor_parallel_size 1), or a served judge (openai), got judge={judge_option} "
+                              "(the policy)")
+        scorer.bind_policy(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
+    elif judge is not None and judge.kind == "vllm":
+        scorer.bind_vllm(trainer.vllm_generation.llm)
+
+
 def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_path: str | None = None,
                  trainer_kwargs: dict[str, Any] | None = None) -> TrainResult:
     """Build the dataset, rewards and trainer, train, save, and write :data:`RESULT_FILE`.
@@ -674,18 +708,7 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
     grpo.model_init_kwargs = model_init_kwargs
     trainer = GRPOTrainer(model=model_path, reward_funcs=reward_funcs, args=grpo, train_dataset=dataset,
                           peft_config=get_peft_config(model_args), **(trainer_kwargs or {}))
-    if judge is not None and judge.kind == "policy":
-        ds = getattr(trainer.accelerator.state, "deepspeed_plugin", None)
-        if getattr(trainer, "is_fsdp_enabled", False) or (ds is not None and getattr(ds, "zero_stage", 0) == 3):
-            raise ConfigError("judge must not be 'policy' with sharded weights (FSDP or DeepSpeed ZeRO-3): use "
-                              "judge=vllm_server, or vllm_colocate (with vllm_enable_sleep_mode false and "
-                              f"vllm_tensor_parallel_size 1), or a served judge (openai), got judge={rs.judge} "
-                              "(the policy)")
-        scorer.bind_policy(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
-    elif judge is not None and judge.kind == "vllm":
-        from reasonshape.training.backends import VLLMBackend
-
-        scorer.bind_judge_backend(VLLMBackend(llm=trainer.vllm_generation.llm))
+    _bind_live_judge(scorer, trainer, rs.judge)
 
     trainer.train(resume_from_checkpoint=grpo.resume_from_checkpoint)
     trainer.save_model(grpo.output_dir)

@@ -537,6 +537,42 @@ class TestSelfPreferenceReward:
                                     "REASONSHAPE_JUDGE_TRIALS": "2"})
         assert (s.kind, s.base_url, s.model, s.trials) == ("openai", "http://h:1/v1", "m", 2)
 
+    @pytest.mark.parametrize("value, match", [
+        ("not json", "must be a JSON object such as"),
+        ('["enable_thinking"]', "must be a mapping of keyword names to JSON values"),
+        (True, "must be a mapping of keyword names to JSON values"),
+        ({1: False}, "must have string keys, got 1"),
+        ({"enable_thinking": object()}, "must map names to JSON values, got object"),
+    ])
+    def test_judge_chat_template_kwargs_must_be_a_json_mapping(self, value, match):
+        with pytest.raises(ConfigError, match=f"^judge chat_template_kwargs {match}") as e:
+            JudgeSettings(chat_template_kwargs=value)
+        assert "\n" not in str(e.value)
+
+    def test_judge_chat_template_kwargs_are_a_plain_copy_picklable_and_hashable(self):
+        given = {"enable_thinking": False, "extra": {"depth": [1, 2]}}
+        s = JudgeSettings(kind="openai", base_url="http://h:1/v1", model="m", chat_template_kwargs=given)
+        given["enable_thinking"] = True  # the settings keep what they were given
+        assert s.chat_template_kwargs == {"enable_thinking": False, "extra": {"depth": [1, 2]}}
+        again = pickle.loads(pickle.dumps(s))
+        assert again == s and again.chat_template_kwargs == s.chat_template_kwargs
+        assert hash(s) == hash(JudgeSettings(kind="openai", base_url="http://h:1/v1", model="m"))  # left out of it
+        assert s != JudgeSettings(kind="openai", base_url="http://h:1/v1", model="m")
+        assert JudgeSettings(chat_template_kwargs='{"enable_thinking": false}').chat_template_kwargs == {
+            "enable_thinking": False}
+        assert JudgeSettings().chat_template_kwargs is None
+        # a scorer with such settings pickles too (TRL may pickle reward functions to its workers)
+        scorer = pickle.loads(pickle.dumps(RewardScorer(judge=s, num_generations=4)))
+        assert scorer.judge_settings.chat_template_kwargs == {"enable_thinking": False, "extra": {"depth": [1, 2]}}
+
+    def test_judge_chat_template_kwargs_reach_the_built_backends(self, tiny_model_dir):
+        s = JudgeSettings(kind="openai", base_url="http://h:1/v1", model="m",
+                          chat_template_kwargs={"enable_thinking": False})
+        assert s.build_backend().extra_body == {"chat_template_kwargs": {"enable_thinking": False}}
+        assert JudgeSettings(kind="openai", base_url="http://h:1/v1", model="m").build_backend().extra_body == {}
+        t = JudgeSettings(kind="transformers", model=str(tiny_model_dir), chat_template_kwargs={"enable_thinking": 0})
+        assert t.build_backend().chat_template_kwargs == {"enable_thinking": 0}
+
 
 # ===================================================================================================== shared scorer
 class TestSharedScorer:

@@ -521,3 +521,165 @@ class TestFactory:
         assert isinstance(get_backend("transformers", model=tiny_model_dir, device="cpu"), TransformersBackend)
         assert isinstance(get_backend("openai", base_url="http://127.0.0.1:1/v1", model="m"),
                           OpenAICompatibleBackend)
+
+
+# ============================================================================================ judge's chat template
+#: The tiny ChatML template plus what Qwen3's does with ``enable_thinking=False``: an empty think block opens the
+#: assistant turn (so the model answers without thinking).
+THINK_TEMPLATE = TINY_CHAT_TEMPLATE.replace(
+    "{{- '<|im_start|>assistant\\n' }}",
+    "{{- '<|im_start|>assistant\\n' }}{%- if enable_thinking is defined and enable_thinking is false %}"
+    "{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}")
+NO_THINK = {"enable_thinking": False}
+TENTS_GID = "6x6de:bgabecha,1,2,1,1,0,2,1,1,1,1,1,2"
+
+
+def _self_preference(scorer):
+    """One self-preference reward call on a group of two (one judge prompt with trials=1); the tiny / scripted
+    judges give no readable verdict, which warns."""
+    import warnings
+
+    from reasonshape.rewards.functions import get_self_preference_reward
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return get_self_preference_reward(scorer)(
+            completions=["<answer>x</answer>", "<answer>y</answer>"], prompts=["Solve it"] * 2,
+            puzzle=["tents"] * 2, game_id=[TENTS_GID] * 2)
+
+
+def _judged(kind="policy", **kw):
+    from reasonshape.rewards.functions import JudgeSettings, RewardScorer
+
+    settings = JudgeSettings(kind=kind, trials=1, max_tokens=2, logprobs=None, aggregation="rank_centrality", **kw)
+    return RewardScorer(extract=False, judge=settings, num_generations=2)
+
+
+@pytest.fixture
+def rendered(monkeypatch):
+    """The texts TransformersBackend feeds to its model (its rendered chat prompts), in order."""
+    seen = []
+    real = TransformersBackend.render
+
+    def render(self, prompt):
+        text = real(self, prompt)
+        seen.append(text)
+        return text
+
+    monkeypatch.setattr(TransformersBackend, "render", render)
+    return seen
+
+
+class TestJudgeChatTemplateKwargs:
+    def test_think_template_reads_the_keyword(self, tiny_model_dir):
+        tok = build_tiny_tokenizer()
+        tok.chat_template = THINK_TEMPLATE
+        plain = tok.apply_chat_template(CHAT, tokenize=False, add_generation_prompt=True)
+        off = tok.apply_chat_template(CHAT, tokenize=False, add_generation_prompt=True, **NO_THINK)
+        assert plain.endswith("<|im_start|>assistant\n") and off == plain + "<think>\n\n</think>\n\n"
+
+    def test_policy_judge_renders_with_the_keywords(self, tiny_model_dir, rendered):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+        tok = AutoTokenizer.from_pretrained(tiny_model_dir)
+        tok.chat_template = THINK_TEMPLATE
+        for kwargs, tail in ((None, "<|im_start|>assistant\n"), (NO_THINK, "assistant\n<think>\n\n</think>\n\n")):
+            scorer = _judged(chat_template_kwargs=kwargs)
+            scorer.bind_policy(model, tok)
+            rendered.clear()
+            _self_preference(scorer)
+            assert len(rendered) == 1 and "# Candidate A" in rendered[0] and rendered[0].endswith(tail)
+
+    def test_transformers_judge_renders_with_the_keywords(self, tiny_model_dir, tmp_path, rendered):
+        import shutil
+
+        from transformers import AutoTokenizer
+
+        ckpt = shutil.copytree(tiny_model_dir, tmp_path / "thinking-tiny")  # a checkpoint whose template thinks
+        tok = AutoTokenizer.from_pretrained(ckpt)
+        tok.chat_template = THINK_TEMPLATE
+        tok.save_pretrained(ckpt)
+        scorer = _judged("transformers", model=str(ckpt), chat_template_kwargs=NO_THINK)
+        _self_preference(scorer)
+        assert len(rendered) == 1 and rendered[0].endswith("assistant\n<think>\n\n</think>\n\n")
+
+    def test_openai_judge_sends_them_in_the_request_body(self, scripted):
+        srv = scripted()
+        _self_preference(_judged("openai", base_url=srv.url, model="m", chat_template_kwargs=NO_THINK))
+        assert len(srv.bodies) == 1 and srv.bodies[0]["chat_template_kwargs"] == NO_THINK
+        srv.bodies.clear()
+        _self_preference(_judged("openai", base_url=srv.url, model="m"))  # none: the request has no such field
+        assert len(srv.bodies) == 1 and "chat_template_kwargs" not in srv.bodies[0]
+
+    def test_vllm_judge_passes_them_to_llm_chat(self, fake_vllm, tiny_model_dir):
+        from transformers import AutoTokenizer
+
+        fake_vllm["tokenizer"] = AutoTokenizer.from_pretrained(tiny_model_dir)
+        scorer = _judged("vllm", chat_template_kwargs=NO_THINK)
+        scorer.bind_vllm(sys.modules["vllm"].LLM("m"))  # an existing engine, as TRL's colocated one
+        _self_preference(scorer)
+        assert len(fake_vllm["chat"]) == 1 and fake_vllm["chat_kwargs"] == {"chat_template_kwargs": NO_THINK}
+
+    def test_train_binds_the_colocated_engine_and_the_policy_with_them(self, fake_vllm, tiny_model_dir, rendered):
+        # reasonshape train's binding of the live judges (TRL's colocated engine; the trained model)
+        from types import SimpleNamespace
+
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from reasonshape.training.train import _bind_live_judge
+
+        tok = fake_vllm["tokenizer"] = AutoTokenizer.from_pretrained(tiny_model_dir)
+        tok.chat_template = THINK_TEMPLATE
+        model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+        trainer = SimpleNamespace(vllm_generation=SimpleNamespace(llm=sys.modules["vllm"].LLM("m")), model=model,
+                                  processing_class=tok, accelerator=SimpleNamespace(
+                                      state=SimpleNamespace(deepspeed_plugin=None), unwrap_model=lambda m: m))
+        scorer = _judged("vllm", chat_template_kwargs=NO_THINK)
+        _bind_live_judge(scorer, trainer, "vllm_colocate")
+        _self_preference(scorer)
+        assert fake_vllm["chat_kwargs"] == {"chat_template_kwargs": NO_THINK}
+        scorer = _judged("policy", chat_template_kwargs=NO_THINK)
+        _bind_live_judge(scorer, trainer, "policy")
+        _self_preference(scorer)
+        assert len(rendered) == 1 and rendered[0].endswith("assistant\n<think>\n\n</think>\n\n")
+
+    def test_a_backend_view_with_other_keywords(self, scripted, fake_vllm, hf_backend):
+        from reasonshape.training.backends import with_chat_template_kwargs
+
+        policy = TransformersBackend(hf_backend.model, tokenizer=hf_backend.tokenizer, chat_template_kwargs={"a": 1})
+        view = with_chat_template_kwargs(policy, NO_THINK)
+        assert view.chat_template_kwargs == NO_THINK and policy.chat_template_kwargs == {"a": 1}
+        assert view.model is policy.model and with_chat_template_kwargs(policy, None) is policy
+        served = OpenAICompatibleBackend("http://127.0.0.1:1/v1", "m", extra_body={"top_k": 20,
+                                                                                   "chat_template_kwargs": {"a": 1}})
+        assert with_chat_template_kwargs(served, NO_THINK).extra_body == {"top_k": 20,
+                                                                          "chat_template_kwargs": NO_THINK}
+        assert served.extra_body["chat_template_kwargs"] == {"a": 1}
+        assert with_chat_template_kwargs(served, {}).extra_body == {"top_k": 20}
+        engine = VLLMBackend(model="m", chat_template_kwargs={"a": 1})
+        assert with_chat_template_kwargs(engine, NO_THINK).llm is engine.llm
+        with pytest.raises(ConfigError, match="cannot be set on a object"):
+            with_chat_template_kwargs(object(), NO_THINK)
+
+    @pytest.mark.parametrize("value, match", [
+        ('{"enable_thinking": ', r"^chat_template_kwargs must be a JSON object such as .*got '\{\"enable_thinking"),
+        ("[1]", r"^chat_template_kwargs must be a mapping .*got list \[1\]$"),
+        ({1: True}, r"^chat_template_kwargs must have string keys, got 1$"),
+        ({"a": {"b": float("nan")}}, r"^chat_template_kwargs must map names to JSON values, got nan at a.b$"),
+        ({"a": [object]}, r"^chat_template_kwargs must map names to JSON values, got type .* at a\[0\]$"),
+    ])
+    def test_bad_keywords(self, value, match):
+        from reasonshape.training.backends import chat_template_kwargs_from
+
+        with pytest.raises(ConfigError, match=match):
+            chat_template_kwargs_from(value)
+
+    def test_keywords_from_json_or_a_mapping(self):
+        from reasonshape.training.backends import chat_template_kwargs_from
+
+        given = {"enable_thinking": False, "tags": ("a", "b")}
+        got = chat_template_kwargs_from(given)
+        assert got == {"enable_thinking": False, "tags": ["a", "b"]} and got is not given
+        assert chat_template_kwargs_from('{"enable_thinking": false}') == NO_THINK
+        assert chat_template_kwargs_from(None) is None

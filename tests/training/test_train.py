@@ -155,6 +155,43 @@ class TestParsing:
         judge = T.resolve_judge(rs, grpo, model)
         assert (judge.kind, judge.base_url, judge.model) == ("openai", "http://127.0.0.1:8123/v1", "runs/tiny-model")
 
+    def test_judge_chat_template_kwargs_from_yaml_and_from_a_json_string(self, tmp_path):
+        import yaml
+
+        config = yaml.safe_load(SMOKE.read_text()) | {"judge_chat_template_kwargs": {"enable_thinking": False}}
+        path = tmp_path / "judged.yaml"
+        path.write_text(yaml.safe_dump(config))
+        rs, grpo, model = T.parse_train_args(["--config", str(path)])
+        assert rs.judge_chat_template_kwargs == {"enable_thinking": False}
+        assert T.resolve_judge(rs, grpo, model).chat_template_kwargs == {"enable_thinking": False}
+        assert T.run_settings(rs, grpo, model)["reasonshape"]["judge_chat_template_kwargs"] == {
+            "enable_thinking": False}
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--judge_chat_template_kwargs",
+                                              '{"enable_thinking": false, "depth": 2}'])
+        assert rs.judge_chat_template_kwargs == {"enable_thinking": False, "depth": 2}
+        assert T.resolve_judge(rs, grpo, model).chat_template_kwargs == {"enable_thinking": False, "depth": 2}
+        # every judge kind gets them: the served ones too
+        for extra in (["--judge", "auto", "--use_vllm", "true", "--vllm_mode", "server"],
+                      ["--judge", "openai", "--judge_base_url", "http://127.0.0.1:1/v1", "--judge_model", "m"]):
+            rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), *extra, "--judge_chat_template_kwargs",
+                                                  '{"enable_thinking": false}'])
+            judge = T.resolve_judge(rs, grpo, model)
+            assert judge.kind == "openai" and judge.chat_template_kwargs == {"enable_thinking": False}
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE)])
+        assert rs.judge_chat_template_kwargs is None and T.resolve_judge(rs, grpo, model).chat_template_kwargs is None
+
+    @pytest.mark.parametrize("value, match", [
+        ('{"enable_thinking": False}', "must be a JSON object such as"),  # Python, not JSON
+        ("enable_thinking=false", "must be a JSON object such as"),
+        ("[1, 2]", "must be a mapping of keyword names to JSON values .*got list"),
+    ])
+    def test_judge_chat_template_kwargs_errors_are_one_line(self, value, match):
+        with pytest.raises(ConfigError, match=f"^judge_chat_template_kwargs {match}") as e:
+            T.parse_train_args(["--config", str(SMOKE), "--judge_chat_template_kwargs", value])
+        assert "\n" not in str(e.value)
+        with pytest.raises(ConfigError, match="^judge_chat_template_kwargs must be a mapping"):
+            T.ReasonshapeArguments(judge_chat_template_kwargs=["enable_thinking"])
+
     def test_vllm_judge_needs_vllm_mode(self):
         with pytest.raises(ConfigError, match="vllm_server"):
             T.parse_train_args(["--config", str(SMOKE), "--judge", "vllm_server"])
@@ -250,7 +287,8 @@ class TestCli:
     def test_train_help_lists_all_dataclasses(self, capsys):
         assert T.train_main(argparse.Namespace(trl_args=["--help"])) == 0
         out = capsys.readouterr().out
-        for flag in ("--puzzles", "--eta_weight", "--judge_trials", "--num_generations", "--model_name_or_path"):
+        for flag in ("--puzzles", "--eta_weight", "--judge_trials", "--num_generations", "--model_name_or_path",
+                     "--judge_chat_template_kwargs"):
             assert flag in out
 
     def test_train_without_args_is_an_error(self, capsys):
@@ -318,6 +356,9 @@ class TestCli:
         judge = T.resolve_judge(rs, grpo, model)
         if grpo.vllm_mode == "server":
             assert judge.kind == "openai" and judge.base_url == "http://127.0.0.1:8000/v1"
+            # Qwen3 thinks by default: the judge's replies (judge_max_tokens) must not be spent inside <think>
+            assert judge.chat_template_kwargs == {"enable_thinking": False}
+            assert judge.build_backend().extra_body == {"chat_template_kwargs": {"enable_thinking": False}}
         # they must train after the documented install (pip install -e '.[vllm]'), which has no tensorboard
         assert grpo.report_to == []
 
