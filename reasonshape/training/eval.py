@@ -606,6 +606,10 @@ class EvalConfig:
     seed: int = field(default=0, metadata={"help": "seed of sampling, judge trees and judge sampling"})
     system_prompt: str | None = field(default=None, metadata={
         "help": "system prompt (default: the shared solver prompt of reasonshape.envs.dataset)"})
+    chat_template_kwargs: dict[str, Any] | str | None = field(default=None, metadata={
+        "help": "keywords for the evaluated model's chat template, a JSON object, e.g. '{\"enable_thinking\": "
+                "false}' (transformers/vllm: apply_chat_template / LLM.chat; openai: the request's "
+                "chat_template_kwargs, which vLLM's server reads)"})
     batch_instances: int = field(default=8, metadata={
         "help": "instances sampled per backend call; a kill loses at most this batch"})
     device: str = field(default="auto", metadata={"help": "transformers backend device (auto, cpu, cuda...)"})
@@ -628,6 +632,11 @@ class EvalConfig:
     judge_backend: Literal["transformers", "vllm", "openai"] | None = field(default=None, metadata={
         "help": "judge backend (default: openai with --judge-base-url, else transformers)"})
     judge_base_url: str | None = field(default=None, metadata={"help": "judge's OpenAI-compatible endpoint"})
+    judge_chat_template_kwargs: dict[str, Any] | str | None = field(default=None, metadata={
+        "help": "keywords for the judge's chat template, a JSON object, e.g. '{\"enable_thinking\": false}' for a "
+                "model that thinks by default (Qwen3), whose verdict would otherwise come after a <think> block "
+                "likely cut at --judge-max-tokens (an unread verdict is a tie); default: the evaluated model's "
+                "--chat-template-kwargs when it is its own judge, none for --judge-model"})
     llm_extraction: bool = field(default=False, metadata={
         "help": "LLM-assisted claim extraction through the judge/policy backend (default: deterministic)"})
     keep_graphs: int = field(default=3, metadata={
@@ -646,6 +655,11 @@ class EvalConfig:
             self.backend = "openai"
         if self.judge_base_url is not None and self.judge_backend is None:
             self.judge_backend = "openai"
+        from reasonshape.training.backends import chat_template_kwargs_from
+
+        self.chat_template_kwargs = chat_template_kwargs_from(self.chat_template_kwargs, "chat_template_kwargs")
+        self.judge_chat_template_kwargs = chat_template_kwargs_from(self.judge_chat_template_kwargs,
+                                                                    "judge_chat_template_kwargs")
         if not isinstance(self.out, (str, Path)) or not str(self.out):
             raise ConfigError(f"out must be a directory path, got {self.out!r}")
         self.out = str(self.out)
@@ -725,6 +739,13 @@ class EvalConfig:
             return float(self.gpu_memory_utilization)
         return SHARED_VLLM_MEMORY if self.vllm_engines == 2 else None
 
+    def judge_template_kwargs(self) -> dict[str, Any] | None:
+        """The judge's chat-template keywords: ``judge_chat_template_kwargs`` when given, else the evaluated
+        model's ``chat_template_kwargs`` when it is its own judge (sampling mode without ``judge_model``)."""
+        if self.judge_chat_template_kwargs is not None:
+            return self.judge_chat_template_kwargs
+        return self.chat_template_kwargs if self.mode == "sample" and self.judge_model is None else None
+
     @property
     def mode(self) -> Literal["sample", "traces"]:
         """``"sample"`` with a model, else ``"traces"`` (the embedded traces when ``traces`` is None)."""
@@ -745,7 +766,7 @@ class EvalConfig:
         if self.mode == "sample":
             fp = {"mode": "sample", "model": self.model_name or self.model, "k": self.k,
                   "temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
-                  "system_prompt": self.system_prompt, **su}
+                  "system_prompt": self.system_prompt, "chat_template_kwargs": self.chat_template_kwargs, **su}
             checkpoint = checkpoint_identity(self.model) if self.backend != "openai" else None
             if checkpoint is not None:
                 fp["checkpoint"] = checkpoint
@@ -809,7 +830,8 @@ def _short_hash(*parts: str) -> str:
     return hashlib.blake2b("\x1f".join(parts).encode("utf-8"), digest_size=6).hexdigest()
 
 
-def _build_backend(kind: str | None, model: str, base_url: str | None, cfg: EvalConfig):
+def _build_backend(kind: str | None, model: str, base_url: str | None, cfg: EvalConfig,
+                   chat_template_kwargs: Mapping[str, Any] | None = None):
     from reasonshape.training.backends import check_model_path, get_backend
 
     kind = kind or ("openai" if base_url else "transformers")
@@ -817,16 +839,17 @@ def _build_backend(kind: str | None, model: str, base_url: str | None, cfg: Eval
         check_model_path(model)
     if kind == "openai":
         return get_backend("openai", base_url=base_url, model=model, api_key_env=cfg.api_key_env,
-                           max_concurrency=cfg.max_concurrency, use_n=cfg.use_n)
+                           max_concurrency=cfg.max_concurrency, use_n=cfg.use_n,
+                           extra_body={"chat_template_kwargs": chat_template_kwargs} if chat_template_kwargs else None)
     if kind == "vllm":
-        kw: dict[str, Any] = {"model": model, "seed": cfg.seed}
+        kw: dict[str, Any] = {"model": model, "seed": cfg.seed, "chat_template_kwargs": chat_template_kwargs}
         if cfg.dtype:
             kw["dtype"] = cfg.dtype
         if cfg.vllm_gpu_memory() is not None:
             kw["gpu_memory_utilization"] = cfg.vllm_gpu_memory()
         return get_backend("vllm", **kw)
     return get_backend("transformers", model=model, device=cfg.device, dtype=cfg.dtype,
-                       batch_size=max(1, cfg.batch_instances))
+                       batch_size=max(1, cfg.batch_instances), chat_template_kwargs=chat_template_kwargs)
 
 
 def _manifest_groups(cfg: EvalConfig, model: str) -> tuple[list[_Group], list[dict], str]:
@@ -982,7 +1005,8 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     backend : GenerationBackend, optional
         Use this backend for sampling instead of building one from ``cfg`` (tests, notebooks, TRL's engine).
     judge : GenerationBackend, optional
-        Use this backend as the structural-uncertainty judge (default: the sampling backend in sampling mode, the
+        Use this backend as the structural-uncertainty judge (default: the sampling backend in sampling mode, with
+        ``judge_chat_template_kwargs`` in place of its own chat-template keywords when given, the
         ``judge_*`` settings in traces mode, else no structural uncertainty in traces mode).
 
     Returns
@@ -1048,13 +1072,18 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     # ----------------------------------------------------------------- backends
     owned = []
     if pending and cfg.mode == "sample" and backend is None:
-        backend = _build_backend(cfg.backend, cfg.model, cfg.base_url, cfg)
+        backend = _build_backend(cfg.backend, cfg.model, cfg.base_url, cfg, cfg.chat_template_kwargs)
         owned.append(backend)
     if judge is None and cfg.judge_model is not None and pending:
-        judge = _build_backend(cfg.judge_backend, cfg.judge_model, cfg.judge_base_url, cfg)
+        judge = _build_backend(cfg.judge_backend, cfg.judge_model, cfg.judge_base_url, cfg,
+                               cfg.judge_chat_template_kwargs)
         owned.append(judge)
-    if judge is None and cfg.mode == "sample":
-        judge = backend  # paper B: the policy judges its own samples
+    if judge is None and cfg.mode == "sample" and backend is not None:
+        # paper B: the policy judges its own samples (the same model and engine; its own chat-template keywords
+        # unless --judge-chat-template-kwargs gives the judge's; the view is not closed: the backend is)
+        from reasonshape.training.backends import with_chat_template_kwargs
+
+        judge = with_chat_template_kwargs(backend, cfg.judge_chat_template_kwargs)
     # What the settings ask for, whether or not a backend was built (a rerun with nothing pending builds none)
     judge_named = judge is not None or cfg.judge_model is not None or cfg.mode == "sample"
     su_on = cfg.su and judge_named and any(g.k >= 2 for g in groups)
@@ -1275,7 +1304,9 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "top_p": cfg.top_p if sample else None,
         "max_tokens": cfg.max_tokens if sample else None,
         "system_prompt": system_prompt if sample else None,
+        "chat_template_kwargs": cfg.chat_template_kwargs if sample else None,
         "su": {"enabled": judge_name is not None, "trials": cfg.su_trials, "judge_max_tokens": cfg.judge_max_tokens,
+               "judge_chat_template_kwargs": cfg.judge_template_kwargs() if judge_name is not None else None,
                "model": "bradley_terry", "C": 1.0, "aggregation": "pagerank", "damping": 0.85,
                **_judge_counts(records), **({"not_computed": why_no_su} if why_no_su else {})},
         "extraction": "llm" if cfg.llm_extraction else "deterministic",
@@ -1426,6 +1457,8 @@ def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
             parser.add_argument(flag, dest=f.name, type=int, default=f.default, help=help_)
         elif f.name in ("temperature", "top_p", "gpu_memory_utilization"):
             parser.add_argument(flag, dest=f.name, type=float, default=f.default, help=help_)
+        elif f.name in ("chat_template_kwargs", "judge_chat_template_kwargs"):  # read by EvalConfig
+            parser.add_argument(flag, dest=f.name, default=f.default, metavar="JSON", help=help_)
         else:
             parser.add_argument(flag, dest=f.name, default=f.default, help=help_)
     parser.set_defaults(func=main)

@@ -781,3 +781,139 @@ class TestGpuMemoryUtilization:
 
         args = make_parser().parse_args(["--model", "m", "--backend", "vllm", "--gpu-memory-utilization", "0.5"])
         assert config_from_args(args).gpu_memory_utilization == 0.5
+
+
+# ============================================================================================ chat-template keywords
+#: The tiny ChatML template plus Qwen3's ``enable_thinking=False`` behaviour: an empty think block opens the turn.
+_THINK_TEMPLATE = (
+    "{%- for message in messages %}"
+    "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}"
+    "{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}"
+    "{%- endif %}"
+)
+_NO_THINK = {"enable_thinking": False}
+_OPEN = "<|im_start|>assistant\n"
+_CLOSED = _OPEN + "<think>\n\n</think>\n\n"
+
+
+@pytest.fixture
+def thinking_tiny(tiny_model_dir, tmp_path):
+    """A copy of the tiny checkpoint whose chat template reads ``enable_thinking``."""
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    ckpt = shutil.copytree(tiny_model_dir, tmp_path / "thinking-tiny")
+    tok = AutoTokenizer.from_pretrained(ckpt)
+    tok.chat_template = _THINK_TEMPLATE
+    tok.save_pretrained(ckpt)
+    return ckpt
+
+
+@pytest.fixture
+def rendered(monkeypatch):
+    """The chat prompts the transformers backends render: ``(kind, text)`` with kind ``judge`` or ``sample``."""
+    from reasonshape.training.backends import TransformersBackend
+
+    seen = []
+    real = TransformersBackend.render
+
+    def render(self, prompt):
+        text = real(self, prompt)
+        seen.append(("judge" if "# Candidate A" in text else "sample", text))
+        return text
+
+    monkeypatch.setattr(TransformersBackend, "render", render)
+    return seen
+
+
+class TestChatTemplateKwargs:
+    def _cfg(self, out, model, **kw):
+        return EvalConfig(out=str(out), model=str(model), backend="transformers", device="cpu", puzzles=["solo"],
+                          levels=["trivial"], limit=1, k=2, max_tokens=4, su_trials=1, judge_max_tokens=2,
+                          progress=False, report=False, **kw)
+
+    @pytest.mark.parametrize("kw, sample_end, judge_end", [
+        ({}, _OPEN, _OPEN),
+        # the judge alone without thinking (the GPU configs' case: Qwen3 samples with thinking)
+        ({"judge_chat_template_kwargs": '{"enable_thinking": false}'}, _OPEN, _CLOSED),
+        # the model's keywords also serve it as its own judge, unless the judge's are given
+        ({"chat_template_kwargs": '{"enable_thinking": false}'}, _CLOSED, _CLOSED),
+        ({"chat_template_kwargs": _NO_THINK, "judge_chat_template_kwargs": {"enable_thinking": True}}, _CLOSED,
+         _OPEN),
+    ])
+    def test_sampling_and_self_judging_render_with_their_keywords(self, thinking_tiny, tmp_path, rendered, kw,
+                                                                   sample_end, judge_end):
+        summary = run_eval(self._cfg(tmp_path / "o", thinking_tiny, **kw))
+        kinds = Counter(k for k, _ in rendered)
+        assert kinds["sample"] == 1 and kinds["judge"] == 1  # one instance, one judge prompt (M = 1, k = 2)
+        assert all(text.endswith(sample_end if k == "sample" else judge_end) for k, text in rendered)
+        meta = summary.meta
+        assert meta["chat_template_kwargs"] == EvalConfig(**kw).chat_template_kwargs
+        assert meta["su"]["judge_chat_template_kwargs"] == ({"enable_thinking": False} if judge_end == _CLOSED
+                                                            else EvalConfig(**kw).judge_chat_template_kwargs)
+
+    def test_a_judge_model_gets_only_the_judges_keywords(self, thinking_tiny, tmp_path, rendered):
+        traces = _handmade_traces(tmp_path)
+        cfg = EvalConfig(out=str(tmp_path / "o"), traces=str(traces), judge_model=str(thinking_tiny), device="cpu",
+                         su_trials=1, judge_max_tokens=2, progress=False, report=False,
+                         judge_chat_template_kwargs='{"enable_thinking": false}')
+        summary = run_eval(cfg)
+        assert rendered and all(k == "judge" and text.endswith(_CLOSED) for k, text in rendered)
+        assert summary.meta["su"]["judge_chat_template_kwargs"] == _NO_THINK
+        assert summary.meta["chat_template_kwargs"] is None
+
+    def test_the_models_keywords_are_a_resume_setting_the_judges_are_recorded(self, tmp_path):
+        from reasonshape.training.eval import _fingerprint_diff
+
+        base = EvalConfig(model="m", chat_template_kwargs='{"enable_thinking": false}')
+        assert base.fingerprint()["chat_template_kwargs"] == _NO_THINK
+        assert "chat_template_kwargs" in _fingerprint_diff(base.fingerprint(), EvalConfig(model="m").fingerprint())
+        # results written before the option existed (no such key) resume when it is not given
+        old = {k: v for k, v in EvalConfig(model="m").fingerprint().items() if k != "chat_template_kwargs"}
+        assert _fingerprint_diff(old, EvalConfig(model="m").fingerprint()) == ""
+        # the judge's keywords, like --judge-max-tokens, are recorded in run_meta.json, not a resume setting
+        judged = EvalConfig(model="m", judge_chat_template_kwargs=_NO_THINK)
+        assert judged.fingerprint() == EvalConfig(model="m").fingerprint()
+
+    def test_each_backend_kind_is_built_with_them(self, fake_vllm, tiny_model_dir):
+        from reasonshape.training.eval import _build_backend
+
+        cfg = EvalConfig(model="m", backend="vllm")
+        assert _build_backend("vllm", "m", None, cfg, _NO_THINK).chat_template_kwargs == _NO_THINK
+        assert "chat_template_kwargs" not in fake_vllm["init"]  # LLM.chat's argument, not the engine's
+        served = _build_backend("openai", "m", "http://127.0.0.1:1/v1", cfg, _NO_THINK)
+        assert served.extra_body == {"chat_template_kwargs": _NO_THINK}
+        assert _build_backend("openai", "m", "http://127.0.0.1:1/v1", cfg).extra_body == {}
+        local = _build_backend("transformers", str(tiny_model_dir), None, EvalConfig(device="cpu"), _NO_THINK)
+        assert local.chat_template_kwargs == _NO_THINK
+
+    def test_cli_options(self):
+        from reasonshape.training.eval import config_from_args
+
+        parser = make_parser()
+        assert "--chat-template-kwargs JSON" in parser.format_help()
+        assert "--judge-chat-template-kwargs JSON" in parser.format_help()
+        args = parser.parse_args(["--model", "m", "--chat-template-kwargs", '{"enable_thinking": false}',
+                                  "--judge-chat-template-kwargs", '{"enable_thinking": false, "depth": 1}'])
+        cfg = config_from_args(args)
+        assert cfg.chat_template_kwargs == _NO_THINK
+        assert cfg.judge_chat_template_kwargs == {"enable_thinking": False, "depth": 1}
+
+    @pytest.mark.parametrize("field, value, match", [
+        ("chat_template_kwargs", "{enable_thinking: false}", "must be a JSON object such as"),
+        ("judge_chat_template_kwargs", "false", "must be a mapping of keyword names to JSON values"),
+        ("judge_chat_template_kwargs", {"a": float("inf")}, "must map names to JSON values, got inf at a"),
+    ])
+    def test_bad_values_are_one_line_config_errors(self, field, value, match, capsys):
+        with pytest.raises(ConfigError, match=f"^{field} {match}") as e:
+            EvalConfig(model="m", **{field: value})
+        assert "\n" not in str(e.value)
+        from reasonshape.cli import main as cli_main
+
+        if isinstance(value, str):
+            flag = "--" + field.replace("_", "-")
+            assert cli_main(["eval", "--model", "m", flag, value, "--out", "unused"]) == 2
+            assert f"{field} {match.split(' such')[0]}" in capsys.readouterr().err
