@@ -262,7 +262,7 @@ def fields_markdown() -> str:
         if typing.get_origin(hint) is Literal:
             t = " \\| ".join(repr(a) for a in typing.get_args(hint))
         elif typing.get_args(hint):
-            t = str(hint).replace("typing.", "").replace("NoneType", "None")
+            t = str(hint).replace("typing.", "").replace("NoneType", "None").replace("|", "\\|")
         else:
             t = getattr(hint, "__name__", str(hint))
         text = f.metadata["help"].replace("|", "\\|")

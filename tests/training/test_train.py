@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -70,6 +71,8 @@ class TestReasonshapeArguments:
         doc = (ROOT / "docs" / "training.md").read_text()
         block = doc.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
         assert block == T.fields_markdown()
+        for row in block.splitlines():  # four cells per row: a '|' inside a cell ("str | None") is escaped
+            assert len(re.split(r"(?<!\\)\|", row)) == 6, row
 
     def test_gaming_weights_error_names_the_config_field(self):
         # the Python argument is ShapingWeights(allow_gaming=...); a config / CLI user sets allow_gaming_weights
