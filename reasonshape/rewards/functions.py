@@ -264,8 +264,17 @@ class JudgeSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeSettings | None:
         """Settings for an OpenAI-compatible judge from ``REASONSHAPE_JUDGE_BASE_URL`` and ``REASONSHAPE_JUDGE_MODEL``
-        (plus optional ``REASONSHAPE_JUDGE_TRIALS``); ``None`` when the URL is unset. Used by the module-level
-        ``self_preference_reward`` (``trl grpo`` passes no arguments to a reward)."""
+        (plus optional ``REASONSHAPE_JUDGE_TRIALS`` and ``REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS``, a JSON object such
+        as ``{"enable_thinking": false}``); ``None`` when the URL is unset. Used by the module-level
+        ``self_preference_reward`` (``trl grpo`` passes no arguments to a reward).
+
+        Raises
+        ------
+        ConfigError
+            ``REASONSHAPE_JUDGE_TRIALS`` is not an integer >= 1, or ``REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS`` is not
+            a JSON object."""
+        from reasonshape.training.backends import chat_template_kwargs_from
+
         env = os.environ if environ is None else environ
         url = env.get("REASONSHAPE_JUDGE_BASE_URL")
         if not url:
@@ -275,7 +284,10 @@ class JudgeSettings:
             m = int(trials)
         except ValueError as e:
             raise ConfigError(f"REASONSHAPE_JUDGE_TRIALS must be an integer >= 1, got {trials!r}") from e
-        return cls(kind="openai", base_url=url, model=env.get("REASONSHAPE_JUDGE_MODEL"), trials=m)
+        kwargs = chat_template_kwargs_from(env.get("REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS"),
+                                           "REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS")
+        return cls(kind="openai", base_url=url, model=env.get("REASONSHAPE_JUDGE_MODEL"), trials=m,
+                   chat_template_kwargs=kwargs or None)
 
     def build_backend(self):
         """The generation backend for ``transformers`` / ``openai`` judges (``policy`` / ``vllm`` are bound live).

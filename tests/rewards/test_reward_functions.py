@@ -536,6 +536,12 @@ class TestSelfPreferenceReward:
         s = JudgeSettings.from_env({"REASONSHAPE_JUDGE_BASE_URL": "http://h:1/v1", "REASONSHAPE_JUDGE_MODEL": "m",
                                     "REASONSHAPE_JUDGE_TRIALS": "2"})
         assert (s.kind, s.base_url, s.model, s.trials) == ("openai", "http://h:1/v1", "m", 2)
+        assert s.chat_template_kwargs is None
+        env = {"REASONSHAPE_JUDGE_BASE_URL": "http://h:1/v1", "REASONSHAPE_JUDGE_MODEL": "m",
+               "REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS": '{"enable_thinking": false}'}
+        assert JudgeSettings.from_env(env).chat_template_kwargs == {"enable_thinking": False}
+        with pytest.raises(ConfigError, match="REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS must be a JSON object"):
+            JudgeSettings.from_env({**env, "REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS": "no"})
 
     @pytest.mark.parametrize("value, match", [
         ("not json", "must be a JSON object such as"),
