@@ -168,3 +168,21 @@ def fake_vllm(monkeypatch):
     fake.LLM, fake.SamplingParams = LLM, SamplingParams
     monkeypatch.setitem(sys.modules, "vllm", fake)
     return calls
+
+
+@pytest.fixture
+def rendered(monkeypatch):
+    """The chat prompts :class:`~reasonshape.training.backends.TransformersBackend` renders for its model, in order
+    (its ``render`` is wrapped to record them)."""
+    from reasonshape.training.backends import TransformersBackend
+
+    seen: list[str] = []
+    real = TransformersBackend.render
+
+    def render(self, prompt):
+        text = real(self, prompt)
+        seen.append(text)
+        return text
+
+    monkeypatch.setattr(TransformersBackend, "render", render)
+    return seen

@@ -555,21 +555,6 @@ def _judged(kind="policy", **kw):
     return RewardScorer(extract=False, judge=settings, num_generations=2)
 
 
-@pytest.fixture
-def rendered(monkeypatch):
-    """The texts TransformersBackend feeds to its model (its rendered chat prompts), in order."""
-    seen = []
-    real = TransformersBackend.render
-
-    def render(self, prompt):
-        text = real(self, prompt)
-        seen.append(text)
-        return text
-
-    monkeypatch.setattr(TransformersBackend, "render", render)
-    return seen
-
-
 class TestJudgeChatTemplateKwargs:
     def test_think_template_reads_the_keyword(self, tiny_model_dir):
         tok = build_tiny_tokenizer()

@@ -812,21 +812,9 @@ def thinking_tiny(tiny_model_dir, tmp_path):
     return ckpt
 
 
-@pytest.fixture
-def rendered(monkeypatch):
-    """The chat prompts the transformers backends render: ``(kind, text)`` with kind ``judge`` or ``sample``."""
-    from reasonshape.training.backends import TransformersBackend
-
-    seen = []
-    real = TransformersBackend.render
-
-    def render(self, prompt):
-        text = real(self, prompt)
-        seen.append(("judge" if "# Candidate A" in text else "sample", text))
-        return text
-
-    monkeypatch.setattr(TransformersBackend, "render", render)
-    return seen
+def _kinds(rendered: list[str]) -> list[tuple[str, str]]:
+    """``(kind, text)`` of the rendered chat prompts (conftest's ``rendered``), kind ``judge`` or ``sample``."""
+    return [("judge" if "# Candidate A" in text else "sample", text) for text in rendered]
 
 
 class TestChatTemplateKwargs:
@@ -847,9 +835,9 @@ class TestChatTemplateKwargs:
     def test_sampling_and_self_judging_render_with_their_keywords(self, thinking_tiny, tmp_path, rendered, kw,
                                                                    sample_end, judge_end):
         summary = run_eval(self._cfg(tmp_path / "o", thinking_tiny, **kw))
-        kinds = Counter(k for k, _ in rendered)
+        kinds = Counter(k for k, _ in _kinds(rendered))
         assert kinds["sample"] == 1 and kinds["judge"] == 1  # one instance, one judge prompt (M = 1, k = 2)
-        assert all(text.endswith(sample_end if k == "sample" else judge_end) for k, text in rendered)
+        assert all(text.endswith(sample_end if k == "sample" else judge_end) for k, text in _kinds(rendered))
         meta = summary.meta
         assert meta["chat_template_kwargs"] == EvalConfig(**kw).chat_template_kwargs
         assert meta["su"]["judge_chat_template_kwargs"] == ({"enable_thinking": False} if judge_end == _CLOSED
@@ -861,7 +849,7 @@ class TestChatTemplateKwargs:
                          su_trials=1, judge_max_tokens=2, progress=False, report=False,
                          judge_chat_template_kwargs='{"enable_thinking": false}')
         summary = run_eval(cfg)
-        assert rendered and all(k == "judge" and text.endswith(_CLOSED) for k, text in rendered)
+        assert rendered and all(k == "judge" and text.endswith(_CLOSED) for k, text in _kinds(rendered))
         assert summary.meta["su"]["judge_chat_template_kwargs"] == _NO_THINK
         assert summary.meta["chat_template_kwargs"] is None
 
