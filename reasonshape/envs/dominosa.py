@@ -325,7 +325,8 @@ class Dominosa(Puzzle):
         if not _is_grid(grid, rows, cols):
             return CheckResult(False, (Violation("shape", f"the answer must be {rows} rows of {cols} cells"),))
         out = [Violation("symbol", f"({r},{c}) holds {d!r}, not one of L/R/U/D", ((r, c),))
-               for r in range(1, rows + 1) for c in range(1, cols + 1) if (d := grid[r - 1][c - 1]) not in _DIRS]
+               for r in range(1, rows + 1) for c in range(1, cols + 1)
+               if not isinstance(d := grid[r - 1][c - 1], str) or d not in _DIRS]
         if out:
             return CheckResult(False, tuple(out))
         used: dict[tuple[int, int], list[tuple[tuple[int, int], tuple[int, int]]]] = {}

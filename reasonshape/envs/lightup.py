@@ -472,7 +472,7 @@ class Lightup(Puzzle):
         for r in range(h):
             for c in range(w):
                 v, want = grid[r][c], d.cells[r][c]
-                if v not in _SYMBOLS:
+                if not isinstance(v, str) or v not in _SYMBOLS:
                     out.append(Violation("bad_value", f"({r + 1},{c + 1}) holds {v!r}, not L, ., # or 0-4",
                                          ((r + 1, c + 1),)))
                 elif want == EMPTY and v not in (LIGHT, EMPTY):

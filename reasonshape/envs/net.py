@@ -398,7 +398,7 @@ class NetPuzzle(Puzzle):
         for r in range(h):
             for c in range(w):
                 t = grid[r][c]
-                if t not in rotations(d.tiles[r][c]):
+                if isinstance(t, bool) or not isinstance(t, int) or t not in rotations(d.tiles[r][c]):
                     shown = mask_token(t) if isinstance(t, int) and 0 <= t < 16 else repr(t)
                     out.append(Violation("not_a_rotation", f"({r + 1},{c + 1}) {shown} is not a rotation of the "
                                          f"given {mask_token(d.tiles[r][c])}", ((r + 1, c + 1),)))

@@ -379,7 +379,7 @@ class Tents(Puzzle):
         for r in range(h):
             for c in range(w):
                 v = grid[r][c]
-                if v not in _SYMBOLS:
+                if not isinstance(v, str) or v not in _SYMBOLS:
                     out.append(Violation("bad_value", f"({r + 1},{c + 1}) holds {v!r}, not T, . or Y",
                                          ((r + 1, c + 1),)))
                 elif (v == TREE) != d.trees[r][c]:

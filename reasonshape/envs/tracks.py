@@ -367,7 +367,8 @@ class Tracks(Puzzle):
         if (not isinstance(grid, (tuple, list)) or len(grid) != h
                 or any(not isinstance(row, (tuple, list)) or len(row) != w for row in grid)):
             return CheckResult(False, (Violation("shape", f"expected {h} rows of {w} cells"),))
-        bad = [(r + 1, c + 1) for r in range(h) for c in range(w) if grid[r][c] not in _VALID]
+        bad = [(r + 1, c + 1) for r in range(h) for c in range(w)
+               if not isinstance(grid[r][c], str) or grid[r][c] not in _VALID]
         if bad:
             return CheckResult(False, (Violation("symbol", "each cell is '.' or a piece LR/UD/LU/LD/RU/RD",
                                                  tuple(bad)),))

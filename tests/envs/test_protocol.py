@@ -84,6 +84,35 @@ def test_dev_instance_conforms(row):
         assert unit.allowed(values), f"solution violates unit {unit.name}"
 
 
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_check_gives_a_verdict_for_malformed_values(name):
+    # a solution value with one entry of the wrong type (direct API use: parse_answer never builds these) is a
+    # refusal naming a rule, never a TypeError from the symbol test
+    p = envs.get(name)
+    row = next(r for r in DEV if r["puzzle"] == name)
+    inst = p.parse_game_id(row["game_id"])
+    sol = p.unique_solution(inst)
+    # floats equal to small ints: in net, 3.0 passed "in rotations(tile)" and then failed on "&"
+    for bad in ([1], {}, {1}, None, 1.5, float("nan"), 10**30, -1, b"T", True, *map(float, range(16))):
+        if name == "bridges":
+            (pair, n), *rest = sol
+            candidates = [((pair, bad), *rest), ((bad, n), *rest)]
+        elif name == "loopy":
+            horizontal, vertical = sol
+            first = [list(line) for line in horizontal]
+            first[0][0] = bad
+            candidates = [(tuple(map(tuple, first)), vertical)]
+        else:
+            grid = [list(line) for line in sol]
+            grid[0][0] = bad
+            candidates = [tuple(map(tuple, grid))]
+        for value in candidates:
+            if value == sol:  # e.g. 3.0 == 3 or True == 1 where the cell held that number: still the solution
+                continue
+            verdict = p.check(inst, value)
+            assert not verdict.ok and verdict.rules, (bad, verdict)
+
+
 #: The claim kind with a value from a fixed vocabulary, for the puzzles without a "value" kind.
 _VALUED_KIND = {"bridges": "bridge", "loopy": "clue", "dominosa": "number"}
 
