@@ -773,7 +773,7 @@ def _override_args(sets: list[str] | None) -> list[str]:
     options = make_parser()._option_string_actions
     out: list[str] = []
     seen: dict[str, str] = {}
-    for s in sets or []:
+    for s in sets:
         key, sep, value = s.partition("=")
         key = key.strip().lstrip("-")
         if not sep or not key:
