@@ -39,6 +39,7 @@ from ortools.sat.python import cp_model
 from reasonshape.envs._solver import lazy_enumerate, new_solver
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -47,6 +48,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
     digits_end,
     parse_wxh,
 )
@@ -357,13 +359,30 @@ class RangePuzzle(Puzzle):
         return SolveResult(grids, exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> Any:
-        """``S`` then ``B,r,c`` / ``W,r,c`` (0-based row, column; unlisted cells are white)."""
-        p = instance.params
-        grid = [["W"] * p.w for _ in range(p.h)]
-        body = move[1:] if move.startswith("S") else move
-        for m in re.finditer(r"([BWE]),(\d+),(\d+)", body):
+        """``S`` then items ``B,r,c`` / ``W,r,c`` / ``E,r,c`` with no separator (0-based row, column; ``E`` clears a
+        cell), as ``range.c`` ``execute_move``. The collection's solve names every cell without a number once and
+        never a numbered cell; so must ``move``: every such cell must end ``B`` or ``W`` (numbered cells are white).
+
+        Raises
+        ------
+        ConfigError
+            A wrong prefix, a malformed item or trailing text, a cell off the grid or numbered, a cell left
+            undecided (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
+        p, clues = instance.params, instance.data
+        if not (isinstance(move, str) and re.fullmatch(rf"S(?:[BWE],{MOVE_NUM[1:-1]},{MOVE_NUM[1:-1]})+", move)):
+            raise bad_solve_move(self.name, move, "it must be 'S' and items B,<r>,<c> / W,<r>,<c> / E,<r>,<c>")
+        grid: list[list[str | None]] = [["W" if v else None for v in row] for row in clues]
+        for m in re.finditer(r"([BWE]),([0-9]+),([0-9]+)", move[1:]):
             r, c = int(m.group(2)), int(m.group(3))
-            grid[r][c] = "B" if m.group(1) == "B" else "W"
+            if not (0 <= r < p.h and 0 <= c < p.w):
+                raise bad_solve_move(self.name, move, f"item {m.group(0)!r} is off the grid")
+            if clues[r][c]:
+                raise bad_solve_move(self.name, move, f"item {m.group(0)!r} names a numbered cell")
+            grid[r][c] = None if m.group(1) == "E" else m.group(1)
+        for r, row in enumerate(grid):
+            if None in row:
+                raise bad_solve_move(self.name, move, f"cell {r},{row.index(None)} (row, column) is left undecided")
         return tuple(tuple(row) for row in grid)
 
     # ----------------------------------------------------------------- claims

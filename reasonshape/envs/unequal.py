@@ -85,9 +85,10 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import AnswerParseError, ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
 
 __all__ = ["UnequalParams", "UnequalData", "Unequal", "PUZZLE"]
 
@@ -617,11 +618,11 @@ class Unequal(Puzzle):
             Not an ``S`` move, a bad character, or the wrong length.
         """
         n = instance.params.order
-        if not move.startswith("S") or len(move) != n * n + 1:
-            raise ConfigError(f"unequal solve move must be 'S' + {n * n} characters, got {move[:20]!r}")
+        if not isinstance(move, str) or not move.startswith("S") or len(move) != n * n + 1:
+            raise bad_solve_move(self.name, move, f"it must be 'S' and {n * n} characters")
         vals = [_c2n(ch, n) for ch in move[1:]]
         if any(not 1 <= v <= n for v in vals):
-            raise ConfigError(f"unequal solve move has a character outside 1..{n}: {move!r}")
+            raise bad_solve_move(self.name, move, f"a character outside 1..{n}")
         return tuple(tuple(vals[y * n:(y + 1) * n]) for y in range(n))
 
     # ----------------------------------------------------------------- claims
