@@ -52,6 +52,7 @@ __all__ = [
     "check_instance",
     "instance_rng",
     "MOVE_NUM",
+    "mask_long_numbers",
     "bad_solve_move",
     "solve_move_items",
 ]
@@ -236,6 +237,19 @@ def digits_end(text: str, i: int) -> int:
 #: ``int`` (at most 10 digits); a longer run is malformed, and from 4,301 digits ``int()`` itself refuses the string
 #: with a bare ``ValueError`` (CPython's conversion limit). Source: reasonshape choice.
 MAX_DIGITS = 18
+
+
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+
+
+def mask_long_numbers(text: str) -> str:
+    """``text`` with every run of more than :data:`MAX_DIGITS` decimal digits (``\\d``, any script) replaced by as
+    many ``#`` (offsets unchanged), for :meth:`Puzzle.parse_claim_text`: such a run is the number of no claim, so a
+    recogniser must not match it, and from 4,301 digits ``int()`` would refuse it with a bare ``ValueError``. Cost:
+    one regex search when there is none. Source: reasonshape choice."""
+    if _LONG_NUMBER.search(text) is None:
+        return text
+    return _LONG_NUMBER.sub(lambda m: "#" * (m.end() - m.start()), text)
 
 
 def read_int(text: str, i: int, what: str) -> tuple[int, int]:
@@ -635,7 +649,13 @@ class Puzzle(ABC):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Puzzle-specific claim recognisers for claims the generic cell-value patterns cannot read (edges,
         bridges, counts...): ``[(claim, start, end), ...]`` with character offsets into ``text``. Must run in
-        linear time (no backtracking regexes). Default: none."""
+        linear time (no backtracking regexes). Default: none.
+
+        Text a recogniser cannot read gives no claim, never an error: in particular a number of more than
+        :data:`MAX_DIGITS` digits is no claim's number, and every override reads ``mask_long_numbers(text)``
+        (:func:`mask_long_numbers`), so such a run matches no pattern. A claim the recogniser reads but that is
+        not about the instance (a cell off the grid) is returned; :meth:`claim_holds` refuses it with
+        :class:`ClaimError`, and extraction skips it."""
         return []
 
     def verify_claim(self, instance: Instance, claim: Claim) -> ClaimLabel:

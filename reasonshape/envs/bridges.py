@@ -61,6 +61,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     read_int,
     solve_move_items,
@@ -522,6 +523,7 @@ class BridgesPuzzle(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Reads what :meth:`claim_text` writes, plus "no bridge between (a) and (b)" (count 0)."""
+        text = mask_long_numbers(text)
         out = []
         for m in self._BRIDGE_RE.finditer(text):
             a, b = (int(m.group(1)), int(m.group(2))), (int(m.group(3)), int(m.group(4)))

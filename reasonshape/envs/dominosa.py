@@ -76,6 +76,7 @@ from reasonshape.envs.base import (
     Violation,
     bad_solve_move,
     digits_end,
+    mask_long_numbers,
     read_int,
     solve_move_items,
 )
@@ -503,6 +504,7 @@ class Dominosa(Puzzle):
         """Read domino claims ("(1,1) and (1,2) form a domino", "(1,1)-(1,2) is a domino", "(1,1) pairs with
         (1,2)", and their negations) and number claims ("(2,3) shows 4"). Cells that are not adjacent or lie off
         the grid are skipped. Regexes with single quantifiers over separators: linear in ``text``."""
+        text = mask_long_numbers(text)
         p = instance.params
         out: list[tuple[Claim, int, int]] = []
 

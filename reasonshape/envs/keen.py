@@ -81,6 +81,7 @@ from reasonshape.envs.base import (
     Violation,
     bad_solve_move,
     digits_end,
+    mask_long_numbers,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -671,6 +672,7 @@ class Keen(Puzzle):
         """Read cage claims ("the cage at (1,1) has clue 6+", ``x``/``×`` read as ``*`` and ``÷`` as ``/``).
         The anchor cell is mapped to its whole cage; an anchor that starts no cage gives a one-cell claim (which
         then does not hold). Linear time (one regex scan, no nested quantifiers)."""
+        text = mask_long_numbers(text)
         w = instance.params.w
         by_anchor = {cg.cells[0]: cg for cg in instance.data.cages}
         out = []

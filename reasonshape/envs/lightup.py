@@ -79,6 +79,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
     read_int,
     solve_move_items,
 )
@@ -619,6 +620,7 @@ class Lightup(Puzzle):
         """Read black and clue claims: ``"(r,c) is [not] a black cell [with the number n]"`` (as
         :meth:`claim_text` writes) and ``"the clue n at (r,c)"`` (as unit names say). Value claims are read by the
         generic "(r,c) is <word>" patterns through ``VALUE_WORDS``. Linear time; cells off the grid are skipped."""
+        text = mask_long_numbers(text)
         w, h = instance.params.w, instance.params.h
         out = []
         for m in self._BLACK_RE.finditer(text):

@@ -98,6 +98,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     read_int,
 )
@@ -487,6 +488,7 @@ class Loopy(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read edge claims ("there is [a|no] line between dots (a,b) and (c,d)", also "edge") and clue claims
         ("the clue at cell (r,c) is [not] n"). Linear regex scans; edges between non-neighbours are skipped."""
+        text = mask_long_numbers(text)
         out = []
         for m in _EDGE_RE.finditer(text):
             a = (int(m.group(2)), int(m.group(3)))

@@ -84,6 +84,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     solve_move_items,
 )
@@ -640,6 +641,7 @@ class Magnets(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read count claims ("row 2 has 1 positive cell", "column 3 needs 2 negative cells") and domino claims
         ("(1,1) and (1,2) form a domino"). Linear time (regexes without nested quantifiers)."""
+        text = mask_long_numbers(text)
         p = instance.params
         out = []
         for m in self._COUNT_RE.finditer(text):

@@ -70,6 +70,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -387,6 +388,7 @@ class Mosaic(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read ``clue`` claims ("(r,c) has clue n") from ``text``; value claims are left to the generic
         "(r,c) is <value word>" reader with :attr:`VALUE_WORDS`. Linear time (one regex scan)."""
+        text = mask_long_numbers(text)
         p: MosaicParams = instance.params
         out = []
         for m in _CLUE_RE.finditer(text):

@@ -61,6 +61,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     solve_move_items,
 )
@@ -557,6 +558,7 @@ class NetPuzzle(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Reads ``link`` and ``piece`` sentences (value claims use the generic patterns with VALUE_WORDS)."""
+        text = mask_long_numbers(text)
         import re
 
         out = []

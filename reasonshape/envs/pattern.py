@@ -72,6 +72,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -483,6 +484,7 @@ class Pattern(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read clue claims ("row 3 has clue 2 1", "column 2 does not have clue 0") from ``text``; value claims
         are left to the generic "(r,c) is <value word>" reader with :attr:`VALUE_WORDS`. Linear time."""
+        text = mask_long_numbers(text)
         p: PatternParams = instance.params
         out = []
         for m in _CLUE_RE.finditer(text):

@@ -50,6 +50,7 @@ from reasonshape.envs.base import (
     Violation,
     bad_solve_move,
     digits_end,
+    mask_long_numbers,
     parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -431,6 +432,7 @@ class RangePuzzle(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Reads the ``clue`` sentences :meth:`claim_text` writes (value claims use the generic patterns)."""
+        text = mask_long_numbers(text)
         out = []
         for m in self._CLUE_RE.finditer(text):
             out.append((Claim("clue", ((int(m.group(1)), int(m.group(2))),), int(m.group(4)),

@@ -80,6 +80,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     read_int,
 )
@@ -417,6 +418,7 @@ class Signpost(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read arrow and link claims as :meth:`claim_text` writes them (also direction words such as
         "south-east"). Linear regex scans."""
+        text = mask_long_numbers(text)
         out = []
         for m in _ARROW_RE.finditer(text):
             word, end = m.group(4).lower(), m.end()

@@ -77,6 +77,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
     solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -448,6 +449,7 @@ class Singles(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read ``number`` claims ("(r,c) shows n", "(r,c) does not show n") from ``text``; value claims are left
         to the generic "(r,c) is <value word>" reader with :attr:`VALUE_WORDS`. Linear time (one regex scan)."""
+        text = mask_long_numbers(text)
         p: SinglesParams = instance.params
         out = []
         for m in _NUMBER_RE.finditer(text):

@@ -78,6 +78,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     solve_move_items,
 )
@@ -372,6 +373,7 @@ class Slant(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read clue claims, ``"the clue at point (r,c) is [not] n"``, in one linear regex scan."""
+        text = mask_long_numbers(text)
         out = []
         for m in _CLUE_RE.finditer(text):
             r, c, neg, n = int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4))

@@ -75,6 +75,7 @@ from reasonshape.envs.base import (
     Violation,
     bad_solve_move,
     digits_end,
+    mask_long_numbers,
     parse_wxh,
     solve_move_items,
 )
@@ -563,6 +564,7 @@ class Tents(Puzzle):
         :meth:`claim_text` writes them (the generic "(r,c) is <word>" patterns read tent and grass claims through
         ``VALUE_WORDS``, but only for the variables, which tree cells are not). Linear time; cells and lines off
         the grid are skipped."""
+        text = mask_long_numbers(text)
         w, h = instance.params.w, instance.params.h
         out = []
         for m in self._COUNT_RE.finditer(text):

@@ -75,6 +75,7 @@ from reasonshape.envs.base import (
     Violation,
     bad_solve_move,
     digits_end,
+    mask_long_numbers,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -637,6 +638,7 @@ class Towers(Puzzle):
         """Read visible claims: ``"n tower(s) is/are [not] visible from the <side> of <row|column> k"`` (as
         :meth:`claim_text` writes) and clue names ``"the clue n above column k"`` (as unit names say). Linear
         time (regexes without nested quantifiers); mentions that do not fit the grid are skipped."""
+        text = mask_long_numbers(text)
         w = instance.params.w
         out = []
         for m in self._VIS_RE.finditer(text):

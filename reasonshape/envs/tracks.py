@@ -95,6 +95,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     read_int,
     solve_move_items,
@@ -556,6 +557,7 @@ class Tracks(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read track, edge, count, entrance and exit claims as :meth:`claim_text` writes them (linear scans)."""
+        text = mask_long_numbers(text)
         out = []
         for m in _TRACK_RE.finditer(text):
             out.append((Claim("track", ((int(m.group(1)), int(m.group(2))),), None, not m.group(3)),

@@ -86,6 +86,7 @@ from reasonshape.envs.base import (
     Violation,
     bad_solve_move,
     digits_end,
+    mask_long_numbers,
     parse_wxh,
     solve_move_items,
 )
@@ -639,6 +640,7 @@ class Undead(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read sight claims ("3 monsters are visible from the top of column 2"), totals ("there are 2 ghosts")
         and mirror claims ("(1,2) holds a / mirror"). Linear time (regexes without nested quantifiers)."""
+        text = mask_long_numbers(text)
         p = instance.params
         out = []
         for m in self._SIGHT_RE.finditer(text):

@@ -86,6 +86,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    mask_long_numbers,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
@@ -748,6 +749,7 @@ class Unequal(Puzzle):
         conventions ("row 4, column 2", "[4][2]", "Row 4: position 2") are rewritten to ``(r,c)`` by
         :class:`~reasonshape.extraction.schema.SchemaReader` before this is called. Linear time: two non-nested
         regular expressions."""
+        text = mask_long_numbers(text)
         n = instance.params.order
         out: list[tuple[Claim, int, int]] = []
         for m in _REL_RE.finditer(text):
