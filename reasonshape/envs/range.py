@@ -10,7 +10,8 @@ cells where a letter ``a``-``z`` is a run of 1-26 cells without a number, a deci
 and ``_`` separates two adjacent numbers (``3x3:a3_4c4_2a``). SOLVE moves: ``S`` then ``B,r,c`` / ``W,r,c``
 (0-based row, column).
 
-Answer: one row per line, ``#`` black, ``.`` white (a numbered cell may also be written as its number).
+Answer: one row per line, ``#`` black, ``.`` white (a numbered cell may also be written as its own number;
+a number in any other cell is a parse error).
 Solution value: tuple of row tuples of ``"B"`` / ``"W"``.
 
 Claims: ``value`` claims "(r,c) is black" / "(r,c) is white" (values ``"B"``/``"W"``), and static ``clue`` claims
@@ -54,7 +55,7 @@ from reasonshape.envs.base import (
     parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
 
 __all__ = ["RangeParams", "RangePuzzle", "PUZZLE"]
 
@@ -281,23 +282,34 @@ class RangePuzzle(Puzzle):
     def _example_grid(p: RangeParams) -> str:
         return "\n".join(" ".join("." for _ in range(p.w)) for _ in range(p.h))
 
-    def _symbols(self, instance: Instance) -> dict[str, str]:
+    def _symbols(self, instance: Instance) -> dict[str, str | int]:
+        """Answer token -> ``"B"``/``"W"``, or the number ``v`` for a number token (any clue value ``1..w+h-1``, so
+        that a grid-shaped block is found by its tokens; :meth:`parse_answer` then checks the cell)."""
         p = instance.params
-        sym = {"#": "B", ".": "W", "B": "B", "W": "W", "X": "B", "O": "W"}
+        sym: dict[str, str | int] = {"#": "B", ".": "W", "B": "B", "W": "W", "X": "B", "O": "W"}
         for v in range(1, p.w + p.h):
-            sym[str(v)] = "W"
+            sym[str(v)] = v
         return sym
 
     def parse_answer(self, text: str, instance: Instance) -> ParsedAnswer:
-        """Read the ``h x w`` grid of ``#``/``.`` (numbers accepted as white) from the last answer block.
+        """Read the ``h x w`` grid of ``#``/``.`` from the last answer block; a numbered cell may be written as its
+        own number (white), as the prompt allows.
 
         Raises
         ------
         AnswerParseError
-            No answer block and no grid-shaped block, wrong size, unknown symbol.
+            No answer block and no grid-shaped block, wrong size, unknown symbol, or a number in a cell that is
+            not numbered with it (the cell and the number named).
         """
-        p = instance.params
+        p, clues = instance.params, instance.data
         grid, source, notes = read_grid_answer(text, p.h, p.w, self._symbols(instance), single_chars=True)
+        for r, row in enumerate(grid):
+            for c, v in enumerate(row):
+                if isinstance(v, int) and v != clues[r][c]:
+                    what = f"holds the number {clues[r][c]}" if clues[r][c] else "has no number"
+                    raise AnswerParseError(f"number {v} at ({r + 1},{c + 1}), a cell that {what}; only a numbered "
+                                           "cell may be written as its number, else '#' or '.'")
+        grid = tuple(tuple("W" if isinstance(v, int) else v for v in row) for row in grid)
         return ParsedAnswer(grid, source, notes)
 
     def format_answer(self, instance: Instance, solution: Any) -> str:
