@@ -353,6 +353,22 @@ def test_digit_runs_past_int_conversion_limit_are_game_id_errors(name):
 
 
 @pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_game_id_error_message_stays_short_for_a_long_id(name):
+    # the message shows the first GameIdError.SHOWN_CHARS characters of the ID (and of any word of 'expected',
+    # which may quote it: the all-letters prefix below); the attributes keep the whole ID
+    p = envs.get(name)
+    gid = next(r for r in ROWS if r["puzzle"] == name)["game_id"]
+    params, desc = gid.split(":", 1)
+    for bad in ("q" * 5000 + ":" + desc, params + ":" + desc + "~" * 5000, params + ":" + "9" * 5000 + desc,
+                params + "~" * 5000 + ":" + desc):
+        with pytest.raises(GameIdError) as exc:
+            p.parse_game_id(bad)
+        assert len(str(exc.value)) < 300, str(exc.value)[:400]
+        assert f"{bad[:GameIdError.SHOWN_CHARS]!r}... ({len(bad)} characters)" in str(exc.value)
+        assert exc.value.game_id == bad
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
 def test_claim_text_with_a_digit_run_past_int_conversion_limit_reads_no_claim_from_it(name):
     # parse_claim_text gives no claim for text it cannot read, never an error: a run of 4,301+ digits put in place
     # of any number of any claim sentence of the puzzle reads as the same text with '#' there (no claim's number),
