@@ -7,6 +7,8 @@ catch (``ValueError``, ``KeyError``, ``ImportError``), and carries the offending
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "ReasonshapeError",
     "GameIdError",
@@ -29,6 +31,10 @@ class ReasonshapeError(Exception):
 class GameIdError(ReasonshapeError, ValueError):
     """A game ID (``params:desc``) or a params string is malformed.
 
+    The message shows at most the first :data:`SHOWN_CHARS` characters of the ID (then ``...`` and its length)
+    and of each word of ``expected`` (which may quote the ID), so it stays short for an ID of any length; the
+    attributes keep the full text.
+
     Attributes
     ----------
     game_id : str
@@ -39,13 +45,18 @@ class GameIdError(ReasonshapeError, ValueError):
         What the parser expected there.
     """
 
+    #: How many characters of the ID (and of any one word of ``expected``) the message shows.
+    SHOWN_CHARS = 60
+
     def __init__(self, game_id: str, position: int | None, expected: str):
         self.game_id = game_id
         self.position = position
         self.expected = expected
         where = f" at position {position}" if position is not None else ""
-        shown = game_id if len(game_id) <= 200 else game_id[:200] + "..."
-        super().__init__(f"invalid game ID {shown!r}{where}: expected {expected}")
+        n = self.SHOWN_CHARS
+        shown = repr(game_id) if len(game_id) <= n else f"{game_id[:n]!r}... ({len(game_id)} characters)"
+        expected = re.sub(rf"\S{{{n + 1},}}", lambda m: m[0][:n] + "...", expected)
+        super().__init__(f"invalid game ID {shown}{where}: expected {expected}")
 
 
 class UnknownPuzzleError(ReasonshapeError, KeyError):

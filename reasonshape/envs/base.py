@@ -27,6 +27,7 @@ import functools
 import numbers
 import os
 import random
+import re
 import shutil
 import subprocess
 from abc import ABC, abstractmethod
@@ -50,6 +51,10 @@ __all__ = [
     "INSTANCE_METHODS",
     "check_instance",
     "instance_rng",
+    "MOVE_NUM",
+    "mask_long_numbers",
+    "bad_solve_move",
+    "solve_move_items",
 ]
 
 #: The four difficulty levels, easiest first (paper A §A: "Trivial", "Human easy/normal/hard").
@@ -234,6 +239,19 @@ def digits_end(text: str, i: int) -> int:
 MAX_DIGITS = 18
 
 
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+
+
+def mask_long_numbers(text: str) -> str:
+    """``text`` with every run of more than :data:`MAX_DIGITS` decimal digits (``\\d``, any script) replaced by as
+    many ``#`` (offsets unchanged), for :meth:`Puzzle.parse_claim_text`: such a run is the number of no claim, so a
+    recogniser must not match it, and from 4,301 digits ``int()`` would refuse it with a bare ``ValueError``. Cost:
+    one regex search when there is none. Source: reasonshape choice."""
+    if _LONG_NUMBER.search(text) is None:
+        return text
+    return _LONG_NUMBER.sub(lambda m: "#" * (m.end() - m.start()), text)
+
+
 def read_int(text: str, i: int, what: str) -> tuple[int, int]:
     """The decimal number of ASCII digits starting at ``text[i]`` and the index after it, for game-ID parsers.
 
@@ -278,6 +296,48 @@ def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
     if not (1 <= w <= max_side and 1 <= h <= max_side):
         raise GameIdError(text, 0, f"width and height between 1 and {max_side}, got {w}x{h}")
     return w, h, i
+
+
+#: One decimal number in a SOLVE move: ASCII digits only (``[0-9]``, not ``\\d``, which also matches "٣"), at most
+#: 9 of them (the collection writes grid coordinates and indices with ``%d``), so ``int()`` never meets a run past
+#: its conversion limit. Source: reasonshape choice.
+MOVE_NUM = r"([0-9]{1,9})"
+
+
+def bad_solve_move(puzzle: str, move: Any, why: str) -> ConfigError:
+    """The error every :meth:`Puzzle.decode_tatham_solution` raises: ``"<puzzle>: not a SOLVE move for this
+    instance (<why>): <move>"``, the move shown as its first 60 characters and any longer word of ``why`` (an item
+    quoted from the move) cut to 60 too, so the message stays short for any input. Source: reasonshape choice."""
+    shown = repr(move[:60]) + ("..." if len(move) > 60 else "") if isinstance(move, str) else repr(move)[:60]
+    why = re.sub(r"\S{61,}", lambda m: m[0][:60] + "...", why)
+    return ConfigError(f"{puzzle}: not a SOLVE move for this instance ({why}): {shown}")
+
+
+def solve_move_items(puzzle: str, move: Any, prefix: str = "S") -> list[str]:
+    """The items of a ``;``-separated SOLVE move ``S;item;item...``, for the decoders that read one.
+
+    One trailing ``;`` is allowed (magnets and singles write one: their ``execute_move`` skips a ``;`` after each
+    item); the items must be non-empty and there must be at least one (every instance's solution is stated by
+    some move: a bare ``S`` states nothing).
+
+    Raises
+    ------
+    ConfigError
+        ``move`` is not a string, does not start with ``prefix;``, has an empty item, or has no item.
+    """
+    if not isinstance(move, str):
+        raise bad_solve_move(puzzle, move, "not a string")
+    parts = move.split(";")
+    if parts[0] != prefix:
+        raise bad_solve_move(puzzle, move, f"it must start with {prefix + ';'!r}")
+    items = parts[1:]
+    if items and items[-1] == "":
+        items.pop()
+    if not items:
+        raise bad_solve_move(puzzle, move, f"no move after {prefix!r}")
+    if "" in items:
+        raise bad_solve_move(puzzle, move, "an empty item between two ';'")
+    return items
 
 
 def instance_rng(seed: int, puzzle: str, level: str, index: int = 0) -> random.Random:
@@ -529,7 +589,22 @@ class Puzzle(ABC):
 
     @abstractmethod
     def decode_tatham_solution(self, instance: Instance, move: str) -> Any:
-        """The collection's ``SOLVE`` move string (``tatham_solve`` in the dev data) -> our solution value."""
+        """The collection's ``SOLVE`` move string (``tatham_solve`` in the dev data) -> our solution value.
+
+        Strict: ``move`` is read by the grammar of the puzzle's ``execute_move`` (its C source), restricted to
+        what a ``SOLVE`` move from the start position can hold, and must state a whole solution of ``instance``.
+        Each puzzle's docstring gives its grammar.
+
+        Raises
+        ------
+        ConfigError
+            For every puzzle, the same type, built by :func:`bad_solve_move`: not a string, a wrong prefix, an
+            unknown item letter, a number outside the grid (or the instance's range of values or indices), an
+            item on a cell the move may not name (a tree, a black cell, a clue), cells missing where the
+            collection's solve lists all of them, no item at all, or trailing text. ``ConfigError`` because the
+            move is a data field (a manifest's ``tatham_solve``) with an invalid value, not a game ID or a
+            model's answer.
+        """
 
     # ----------------------------------------------------------------- claims
     @abstractmethod
@@ -574,7 +649,13 @@ class Puzzle(ABC):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Puzzle-specific claim recognisers for claims the generic cell-value patterns cannot read (edges,
         bridges, counts...): ``[(claim, start, end), ...]`` with character offsets into ``text``. Must run in
-        linear time (no backtracking regexes). Default: none."""
+        linear time (no backtracking regexes). Default: none.
+
+        Text a recogniser cannot read gives no claim, never an error: in particular a number of more than
+        :data:`MAX_DIGITS` digits is no claim's number, and every override reads ``mask_long_numbers(text)``
+        (:func:`mask_long_numbers`), so such a run matches no pattern. A claim the recogniser reads but that is
+        not about the instance (a cell off the grid) is returned; :meth:`claim_holds` refuses it with
+        :class:`ClaimError`, and extraction skips it."""
         return []
 
     def verify_claim(self, instance: Instance, claim: Claim) -> ClaimLabel:

@@ -51,6 +51,7 @@ from reasonshape.envs._solver import lazy_enumerate
 from reasonshape.envs.answer import extract_answer_block, strip_think
 from reasonshape.envs.base import (
     MAX_DIGITS,
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -59,8 +60,11 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     read_int,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
@@ -420,13 +424,39 @@ class BridgesPuzzle(Puzzle):
         return SolveResult(tuple(tuple((edges[i], n) for i, n in enumerate(s) if n) for s in sols), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> Any:
-        """``S;L x1,y1,x2,y2,n;M x,y;...``: the last ``L`` per pair sets its count (0-based column x, row y)."""
+        """``S;L x1,y1,x2,y2,n;N x1,y1,x2,y2;M x,y;...`` (``bridges.c`` ``execute_move``, 0-based column x, row y):
+        the last ``L`` per pair sets its count; ``N`` (no-bridge mark) and ``M`` (island mark) are checked and
+        ignored. Each ``L``/``N`` must name two islands that see each other (a potential bridge), with ``n`` in
+        ``0..maxb``; each ``M`` an island.
+
+        Raises
+        ------
+        ConfigError
+            Otherwise, or an unknown item, or no item (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
+        p, d = instance.params, instance.data
+        edges = set(d.edges)
         counts: dict[tuple[Cell, Cell], int] = {}
-        for part in move.split(";"):
-            if part.startswith("L"):
-                x1, y1, x2, y2, n = (int(v) for v in part[1:].split(","))
-                a, b = (y1 + 1, x1 + 1), (y2 + 1, x2 + 1)
-                counts[(min(a, b), max(a, b))] = n
+        for part in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([LN]){MOVE_NUM},{MOVE_NUM},{MOVE_NUM},{MOVE_NUM}(?:,{MOVE_NUM})?"
+                             rf"|M{MOVE_NUM},{MOVE_NUM}", part)
+            if m is None or (m[1] == "L") != (m[6] is not None):
+                raise bad_solve_move(self.name, move, f"item {part!r} is not L<x1>,<y1>,<x2>,<y2>,<n>, "
+                                                      "N<x1>,<y1>,<x2>,<y2> or M<x>,<y>")
+            if m[1] is None:
+                if (int(m[8]) + 1, int(m[7]) + 1) not in d.islands:
+                    raise bad_solve_move(self.name, move, f"item {part!r} names no island")
+                continue
+            x1, y1, x2, y2 = (int(m[k]) for k in range(2, 6))
+            a, b = (y1 + 1, x1 + 1), (y2 + 1, x2 + 1)
+            key = (min(a, b), max(a, b))
+            if key not in edges:
+                raise bad_solve_move(self.name, move, f"item {part!r} does not join two islands that see each other")
+            if m[1] == "L":
+                n = int(m[6])
+                if n > p.maxb:
+                    raise bad_solve_move(self.name, move, f"item {part!r} has more than maxb={p.maxb} bridges")
+                counts[key] = n
         return tuple(sorted((k, n) for k, n in counts.items() if n))
 
     # ----------------------------------------------------------------- claims
@@ -493,6 +523,7 @@ class BridgesPuzzle(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Reads what :meth:`claim_text` writes, plus "no bridge between (a) and (b)" (count 0)."""
+        text = mask_long_numbers(text)
         out = []
         for m in self._BRIDGE_RE.finditer(text):
             a, b = (int(m.group(1)), int(m.group(2))), (int(m.group(3)), int(m.group(4)))

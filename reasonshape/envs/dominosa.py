@@ -65,6 +65,7 @@ from reasonshape.envs._dominosa_layout import random_domino_tiling
 from reasonshape.envs._solver import enumerate_solutions, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -73,11 +74,14 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
     digits_end,
+    mask_long_numbers,
     read_int,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["DominosaParams", "DominosaData", "Dominosa", "PUZZLE"]
 
@@ -398,28 +402,31 @@ class Dominosa(Puzzle):
         return SolveResult(tuple(out), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[str, ...], ...]:
-        """``S;D<i>,<j>;...`` (``E`` edge marks ignored) -> the direction grid. Raises ``ConfigError`` if malformed
-        or incomplete."""
+        """``S;D<i>,<j>;...`` (``E<i>,<j>`` edge marks checked and ignored; ``i``, ``j`` row-major 0-based cell
+        indices of two adjacent cells) -> the direction grid.
+
+        Raises
+        ------
+        ConfigError
+            A malformed item, cells that are not adjacent, or cells left uncovered
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
         p = instance.params
         rows, cols = p.rows, p.cols
         g = [[""] * cols for _ in range(rows)]
-        parts = move.split(";")
-        if not parts or parts[0] != "S":
-            raise ConfigError(f"dominosa SOLVE move must start with 'S', got {move[:20]!r}")
-        for part in parts[1:]:
-            if not part or part[0] == "E":
-                continue
-            m = re.fullmatch(r"D(\d+),(\d+)", part)
+        for part in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([DE]){MOVE_NUM},{MOVE_NUM}", part)
             if not m:
-                raise ConfigError(f"unknown dominosa move {part!r}")
-            i, j = int(m.group(1)), int(m.group(2))
+                raise bad_solve_move(self.name, move, f"item {part!r} is not D<i>,<j> or E<i>,<j>")
+            i, j = int(m[2]), int(m[3])
             a, b = (i // cols + 1, i % cols + 1), (j // cols + 1, j % cols + 1)
             d = _direction(a, b)
             if d is None or max(i, j) >= rows * cols:
-                raise ConfigError(f"dominosa move {part!r} does not join two adjacent cells")
-            g[a[0] - 1][a[1] - 1], g[b[0] - 1][b[1] - 1] = d, _OPPOSITE[d]
+                raise bad_solve_move(self.name, move, f"item {part!r} does not join two adjacent cells")
+            if m[1] == "D":
+                g[a[0] - 1][a[1] - 1], g[b[0] - 1][b[1] - 1] = d, _OPPOSITE[d]
         if any(not x for row in g for x in row):
-            raise ConfigError("dominosa SOLVE move leaves cells uncovered")
+            raise bad_solve_move(self.name, move, "cells left uncovered")
         return tuple(tuple(row) for row in g)
 
     # ------------------------------------------------------------------ claims
@@ -497,6 +504,7 @@ class Dominosa(Puzzle):
         """Read domino claims ("(1,1) and (1,2) form a domino", "(1,1)-(1,2) is a domino", "(1,1) pairs with
         (1,2)", and their negations) and number claims ("(2,3) shows 4"). Cells that are not adjacent or lie off
         the grid are skipped. Regexes with single quantifiers over separators: linear in ``text``."""
+        text = mask_long_numbers(text)
         p = instance.params
         out: list[tuple[Claim, int, int]] = []
 

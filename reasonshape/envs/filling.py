@@ -29,6 +29,7 @@ difficulty is grid size with a minimal set of given numbers): trivial ``2x3``, e
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -46,10 +47,11 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
     parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["FillingParams", "FillingPuzzle", "PUZZLE", "max_number"]
 
@@ -292,12 +294,17 @@ class FillingPuzzle(Puzzle):
         return SolveResult(tuple(tuple(tuple(s[r * w:(r + 1) * w]) for r in range(h)) for s in sols), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> Any:
-        """``s`` followed by ``w*h`` digits, row-major."""
+        """``s`` followed by exactly ``w*h`` digits ``1``-``9``, row-major (``filling.c`` ``solve_game``).
+
+        Raises
+        ------
+        ConfigError
+            Anything else (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
         p = instance.params
-        digits = move[1:] if move[:1] in ("s", "S") else move
-        if len(digits) < p.w * p.h or not (digits[:p.w * p.h].isascii() and digits[:p.w * p.h].isdigit()):
-            raise ConfigError(f"filling: SOLVE move must be 's' and {p.w * p.h} digits, got {move[:40]!r}")
-        return tuple(tuple(int(d) for d in digits[r * p.w:(r + 1) * p.w]) for r in range(p.h))
+        if not (isinstance(move, str) and re.fullmatch(f"s[1-9]{{{p.w * p.h}}}", move)):
+            raise bad_solve_move(self.name, move, f"it must be 's' and {p.w * p.h} digits 1-9")
+        return tuple(tuple(int(d) for d in move[1 + r * p.w:1 + (r + 1) * p.w]) for r in range(p.h))
 
     # ----------------------------------------------------------------- claims
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:

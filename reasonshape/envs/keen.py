@@ -79,11 +79,13 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
     digits_end,
+    mask_long_numbers,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["KeenParams", "KeenCage", "KeenData", "Keen", "PUZZLE", "cage_ok"]
 
@@ -591,10 +593,16 @@ class Keen(Puzzle):
         return SolveResult(tuple(tuple(tuple(s[r * w:(r + 1) * w]) for r in range(w)) for s in sols), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[int, ...], ...]:
-        """``S`` + ``w*w`` digits row-major -> the grid. Raises ``ConfigError`` if malformed."""
+        """``S`` + ``w*w`` digits ``1..w`` row-major (``keen.c`` ``execute_move``) -> the grid.
+
+        Raises
+        ------
+        ConfigError
+            Anything else (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
         w = instance.params.w
-        if not (move.startswith("S") and len(move) == w * w + 1 and move[1:].isascii() and move[1:].isdigit()):
-            raise ConfigError(f"keen SOLVE move must be 'S' and {w * w} digits, got {move[:40]!r}")
+        if not (isinstance(move, str) and re.fullmatch(f"S[1-{w}]{{{w * w}}}", move)):
+            raise bad_solve_move(self.name, move, f"it must be 'S' and {w * w} digits 1-{w}")
         d = [int(ch) for ch in move[1:]]
         return tuple(tuple(d[r * w:(r + 1) * w]) for r in range(w))
 
@@ -664,6 +672,7 @@ class Keen(Puzzle):
         """Read cage claims ("the cage at (1,1) has clue 6+", ``x``/``×`` read as ``*`` and ``÷`` as ``/``).
         The anchor cell is mapped to its whole cage; an anchor that starts no cage gives a one-cell claim (which
         then does not hold). Linear time (one regex scan, no nested quantifiers)."""
+        text = mask_long_numbers(text)
         w = instance.params.w
         by_anchor = {cg.cells[0]: cg for cg in instance.data.cages}
         out = []

@@ -69,6 +69,7 @@ from ortools.sat.python import cp_model
 from reasonshape.envs._solver import enumerate_solutions, new_model, new_solver
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -77,10 +78,13 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
     read_int,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["LightupParams", "LightupData", "Lightup", "PUZZLE", "LIGHT", "EMPTY", "BLACK"]
 
@@ -536,19 +540,18 @@ class Lightup(Puzzle):
         Raises
         ------
         ConfigError
-            A malformed item, or a cell off the grid or on a black cell.
+            Not ``S;`` and at least one item, a malformed item, or a cell off the grid or on a black cell
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
         """
         w, h, d = instance.params.w, instance.params.h, instance.data
         grid = [list(row) for row in d.cells]
-        for item in move.split(";"):
-            if item == "S":
-                continue
-            m = re.fullmatch(r"([LIC])(\d+),(\d+)", item)
+        for item in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([LIC]){MOVE_NUM},{MOVE_NUM}", item)
             if m is None:
-                raise ConfigError(f"lightup move item {item!r} is not S, L<x>,<y>, I<x>,<y> or C<x>,<y>")
+                raise bad_solve_move(self.name, move, f"item {item!r} is not L<x>,<y>, I<x>,<y> or C<x>,<y>")
             x, y = int(m[2]), int(m[3])
             if not (0 <= x < w and 0 <= y < h) or d.cells[y][x] != EMPTY:
-                raise ConfigError(f"lightup move item {item!r} is off the grid or on a black cell")
+                raise bad_solve_move(self.name, move, f"item {item!r} is off the grid or on a black cell")
             grid[y][x] = LIGHT if m[1] == "L" else EMPTY
         return tuple(tuple(row) for row in grid)
 
@@ -617,6 +620,7 @@ class Lightup(Puzzle):
         """Read black and clue claims: ``"(r,c) is [not] a black cell [with the number n]"`` (as
         :meth:`claim_text` writes) and ``"the clue n at (r,c)"`` (as unit names say). Value claims are read by the
         generic "(r,c) is <word>" patterns through ``VALUE_WORDS``. Linear time; cells off the grid are skipped."""
+        text = mask_long_numbers(text)
         w, h = instance.params.w, instance.params.h
         out = []
         for m in self._BLACK_RE.finditer(text):

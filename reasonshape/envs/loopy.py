@@ -88,6 +88,7 @@ from reasonshape.envs._loopy_solver import (
 from reasonshape.envs._solver import lazy_enumerate
 from reasonshape.envs.answer import extract_answer_block, strip_think
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -96,11 +97,13 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import AnswerParseError, ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
 
 __all__ = ["LoopyParams", "Loopy", "PUZZLE"]
 
@@ -384,16 +387,32 @@ class Loopy(Puzzle):
         return SolveResult(tuple(unflatten(s, p.w, p.h) for s in sols), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple:
-        """``S0n1y2y...`` (edge ``i`` in ``grid.c`` order, ``y`` = line) -> ``(horizontal, vertical)`` flags."""
+        """``S0n1y2y...`` (edge ``i`` in ``grid.c`` order, ``y`` = line, ``n`` = no line, ``u`` = unknown, as
+        ``loopy.c`` ``execute_move``) -> ``(horizontal, vertical)`` flags. The last item per edge counts; every edge
+        must end as ``y`` or ``n`` (the collection's solve lists them all).
+
+        Raises
+        ------
+        ConfigError
+            Anything else: a wrong prefix, an edge index out of range, an edge left unknown, trailing text
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
         p = instance.params
-        if not move.startswith("S"):
-            raise ConfigError(f"loopy SOLVE move must start with 'S', got {move[:20]!r}")
+        if not (isinstance(move, str) and re.fullmatch(rf"S(?:{MOVE_NUM[1:-1]}[ynu])+", move)):
+            raise bad_solve_move(self.name, move, "it must be 'S' and items <edge index><y|n|u>")
         order = _edge_order(p.w, p.h)
+        state: list[str] = ["u"] * len(order)
+        for m in re.finditer(r"([0-9]+)([ynu])", move[1:]):
+            i = int(m[1])
+            if i >= len(order):
+                raise bad_solve_move(self.name, move, f"edge {i} is out of range 0..{len(order) - 1}")
+            state[i] = m[2]
+        if "u" in state:
+            raise bad_solve_move(self.name, move, f"edge {state.index('u')} is left unknown")
         H = [[0] * p.w for _ in range(p.h + 1)]
         V = [[0] * (p.w + 1) for _ in range(p.h)]
-        for m in re.finditer(r"(\d+)([yn])", move[1:]):
-            kind, r, c = order[int(m.group(1))]
-            if m.group(2) == "y":
+        for (kind, r, c), s in zip(order, state, strict=True):
+            if s == "y":
                 (H if kind == "h" else V)[r][c] = 1
         return (tuple(map(tuple, H)), tuple(map(tuple, V)))
 
@@ -469,6 +488,7 @@ class Loopy(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read edge claims ("there is [a|no] line between dots (a,b) and (c,d)", also "edge") and clue claims
         ("the clue at cell (r,c) is [not] n"). Linear regex scans; edges between non-neighbours are skipped."""
+        text = mask_long_numbers(text)
         out = []
         for m in _EDGE_RE.finditer(text):
             a = (int(m.group(2)), int(m.group(3)))

@@ -74,6 +74,7 @@ from reasonshape.envs._dominosa_layout import random_domino_tiling
 from reasonshape.envs._solver import enumerate_solutions, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -82,10 +83,13 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["MagnetsParams", "MagnetsData", "Magnets", "PUZZLE"]
 
@@ -519,25 +523,37 @@ class Magnets(Puzzle):
         return SolveResult(tuple(out), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[str, ...], ...]:
-        """``S;+x,y;-x,y;.x,y;...`` -> the grid (the other end of each domino gets the opposite pole)."""
+        """``S;+x,y;-x,y;.x,y;...`` (0-based column x, row y) -> the grid (the other end of each domino gets the
+        opposite pole). The collection's solve (``game_state_diff``) names every domino cell and never a blank
+        single cell; so must ``move``.
+
+        Raises
+        ------
+        ConfigError
+            A malformed item, a cell off the grid or not in a domino, a domino cell never named
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
         p, d = instance.params, instance.data
         g = [["."] * p.w for _ in range(p.h)]
-        parts = move.split(";")
-        if not parts or parts[0] != "S":
-            raise ConfigError(f"magnets SOLVE move must start with 'S', got {move[:20]!r}")
-        for part in parts[1:]:
-            if not part:
-                continue
-            m = re.fullmatch(r"([+\-.])(\d+),(\d+)", part)
+        named: set[tuple[int, int]] = set()
+        for part in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([+\-.]){MOVE_NUM},{MOVE_NUM}", part)
             if not m:
-                raise ConfigError(f"unknown magnets move {part!r}")
+                raise bad_solve_move(self.name, move, f"item {part!r} is not +<x>,<y>, -<x>,<y> or .<x>,<y>")
             x, y = int(m.group(2)), int(m.group(3))
             if not (0 <= x < p.w and 0 <= y < p.h):
-                raise ConfigError(f"magnets move {part!r} is off the grid")
+                raise bad_solve_move(self.name, move, f"item {part!r} is off the grid")
             pr, pc = d.partner[y][x]
+            if (pr, pc) == (y + 1, x + 1):
+                raise bad_solve_move(self.name, move, f"item {part!r} names a blank single cell")
             v = m.group(1)
             g[y][x] = v
             g[pr - 1][pc - 1] = {"+": "-", "-": "+", ".": "."}[v]
+            named.add((y + 1, x + 1))
+        missing = [(r + 1, c + 1) for r in range(p.h) for c in range(p.w)
+                   if d.partner[r][c] != (r + 1, c + 1) and (r + 1, c + 1) not in named]
+        if missing:
+            raise bad_solve_move(self.name, move, f"domino cell (row, column) {missing[0]} (1-based) is never named")
         return tuple(tuple(row) for row in g)
 
     # ------------------------------------------------------------------ claims
@@ -625,6 +641,7 @@ class Magnets(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read count claims ("row 2 has 1 positive cell", "column 3 needs 2 negative cells") and domino claims
         ("(1,1) and (1,2) form a domino"). Linear time (regexes without nested quantifiers)."""
+        text = mask_long_numbers(text)
         p = instance.params
         out = []
         for m in self._COUNT_RE.finditer(text):

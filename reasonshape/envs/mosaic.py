@@ -69,9 +69,11 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["MosaicParams", "MosaicData", "Mosaic", "PUZZLE"]
 
@@ -329,13 +331,13 @@ class Mosaic(Puzzle):
         Raises
         ------
         ConfigError
-            Not ``s`` followed by ``2 * ceil(W*H / 8)`` hex digits.
+            Not ``s`` followed by ``2 * ceil(W*H / 8)`` hex digits (:func:`~reasonshape.envs.base.bad_solve_move`).
         """
         p: MosaicParams = instance.params
         n = p.w * p.h
-        body = move[1:] if move.startswith("s") else ""
-        if len(body) != 2 * ((n + 7) // 8) or not re.fullmatch(r"[0-9a-fA-F]*", body):
-            raise ConfigError(f"mosaic solve move must be 's' + {2 * ((n + 7) // 8)} hex digits, got {move[:40]!r}")
+        if not (isinstance(move, str) and re.fullmatch(f"s[0-9a-fA-F]{{{2 * ((n + 7) // 8)}}}", move)):
+            raise bad_solve_move(self.name, move, f"it must be 's' and {2 * ((n + 7) // 8)} hex digits")
+        body = move[1:]
         bits = []
         for k in range(0, len(body), 2):
             byte = int(body[k:k + 2], 16)
@@ -386,6 +388,7 @@ class Mosaic(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read ``clue`` claims ("(r,c) has clue n") from ``text``; value claims are left to the generic
         "(r,c) is <value word>" reader with :attr:`VALUE_WORDS`. Linear time (one regex scan)."""
+        text = mask_long_numbers(text)
         p: MosaicParams = instance.params
         out = []
         for m in _CLUE_RE.finditer(text):

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -50,6 +51,7 @@ from ortools.sat.python import cp_model
 from reasonshape.envs._solver import lazy_enumerate
 from reasonshape.envs.answer import read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -58,7 +60,10 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -455,16 +460,38 @@ class NetPuzzle(Puzzle):
                                  for s in sols), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> Any:
-        """Apply the ``A``/``C``/``F`` rotations of a SOLVE move to the given tiles (``L`` locks are ignored)."""
+        """Apply the ``A``/``C``/``F`` rotations of a SOLVE move ``S;A x,y;L x,y;...`` (``net.c``
+        ``execute_move``, 0-based column x, row y) to the given tiles. ``L`` (lock) changes no tile, but the
+        collection's solve locks every tile, and a tile it need not turn is named by its lock alone: every tile
+        must be locked.
+
+        Raises
+        ------
+        ConfigError
+            A malformed item, a tile off the grid, a tile never locked
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
+        p = instance.params
         grid = [list(row) for row in instance.data.tiles]
-        for part in move.split(";"):
-            if part[:1] in ("A", "C", "F"):
-                x, y = (int(v) for v in part[1:].split(","))
-                turns = {"A": 1, "F": 2, "C": 3}[part[0]]
+        locked: set[tuple[int, int]] = set()
+        for part in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([ACFL]){MOVE_NUM},{MOVE_NUM}", part)
+            if m is None:
+                raise bad_solve_move(self.name, move, f"item {part!r} is not A<x>,<y>, C<x>,<y>, F<x>,<y> or L<x>,<y>")
+            x, y = int(m[2]), int(m[3])
+            if not (0 <= x < p.w and 0 <= y < p.h):
+                raise bad_solve_move(self.name, move, f"item {part!r} is off the grid")
+            if m[1] == "L":
+                locked.add((x, y))
+            else:
+                turns = {"A": 1, "F": 2, "C": 3}[m[1]]
                 t = grid[y][x]
                 for _ in range(turns):
                     t = _anticlockwise(t)
                 grid[y][x] = t
+        if len(locked) < p.w * p.h:
+            x, y = next((x, y) for y in range(p.h) for x in range(p.w) if (x, y) not in locked)
+            raise bad_solve_move(self.name, move, f"tile L{x},{y} is never locked")
         return tuple(tuple(row) for row in grid)
 
     # ----------------------------------------------------------------- claims
@@ -531,6 +558,7 @@ class NetPuzzle(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Reads ``link`` and ``piece`` sentences (value claims use the generic patterns with VALUE_WORDS)."""
+        text = mask_long_numbers(text)
         import re
 
         out = []

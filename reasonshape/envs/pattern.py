@@ -71,9 +71,11 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["PatternParams", "PatternData", "Pattern", "PUZZLE", "runs"]
 
@@ -418,9 +420,9 @@ class Pattern(Puzzle):
             The move is not ``S`` followed by exactly ``W*H`` digits ``0``/``1``.
         """
         p: PatternParams = instance.params
-        body = move[1:] if move.startswith("S") else None
+        body = move[1:] if isinstance(move, str) and move.startswith("S") else None
         if body is None or len(body) != p.w * p.h or set(body) - {"0", "1"}:
-            raise ConfigError(f"pattern solve move must be 'S' + {p.w * p.h} digits 0/1, got {move[:40]!r}")
+            raise bad_solve_move(self.name, move, f"it must be 'S' and {p.w * p.h} digits 0/1")
         return tuple(tuple("#" if ch == "1" else "." for ch in body[r * p.w:(r + 1) * p.w]) for r in range(p.h))
 
     # ----------------------------------------------------------------- claims
@@ -482,6 +484,7 @@ class Pattern(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read clue claims ("row 3 has clue 2 1", "column 2 does not have clue 0") from ``text``; value claims
         are left to the generic "(r,c) is <value word>" reader with :attr:`VALUE_WORDS`. Linear time."""
+        text = mask_long_numbers(text)
         p: PatternParams = instance.params
         out = []
         for m in _CLUE_RE.finditer(text):

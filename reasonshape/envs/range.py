@@ -10,7 +10,8 @@ cells where a letter ``a``-``z`` is a run of 1-26 cells without a number, a deci
 and ``_`` separates two adjacent numbers (``3x3:a3_4c4_2a``). SOLVE moves: ``S`` then ``B,r,c`` / ``W,r,c``
 (0-based row, column).
 
-Answer: one row per line, ``#`` black, ``.`` white (a numbered cell may also be written as its number).
+Answer: one row per line, ``#`` black, ``.`` white (a numbered cell may also be written as its own number;
+a number in any other cell is a parse error).
 Solution value: tuple of row tuples of ``"B"`` / ``"W"``.
 
 Claims: ``value`` claims "(r,c) is black" / "(r,c) is white" (values ``"B"``/``"W"``), and static ``clue`` claims
@@ -39,6 +40,7 @@ from ortools.sat.python import cp_model
 from reasonshape.envs._solver import lazy_enumerate, new_solver
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -47,11 +49,13 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
     digits_end,
+    mask_long_numbers,
     parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, GameIdError, GenerationError
+from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
 
 __all__ = ["RangeParams", "RangePuzzle", "PUZZLE"]
 
@@ -278,23 +282,34 @@ class RangePuzzle(Puzzle):
     def _example_grid(p: RangeParams) -> str:
         return "\n".join(" ".join("." for _ in range(p.w)) for _ in range(p.h))
 
-    def _symbols(self, instance: Instance) -> dict[str, str]:
+    def _symbols(self, instance: Instance) -> dict[str, str | int]:
+        """Answer token -> ``"B"``/``"W"``, or the number ``v`` for a number token (any clue value ``1..w+h-1``, so
+        that a grid-shaped block is found by its tokens; :meth:`parse_answer` then checks the cell)."""
         p = instance.params
-        sym = {"#": "B", ".": "W", "B": "B", "W": "W", "X": "B", "O": "W"}
+        sym: dict[str, str | int] = {"#": "B", ".": "W", "B": "B", "W": "W", "X": "B", "O": "W"}
         for v in range(1, p.w + p.h):
-            sym[str(v)] = "W"
+            sym[str(v)] = v
         return sym
 
     def parse_answer(self, text: str, instance: Instance) -> ParsedAnswer:
-        """Read the ``h x w`` grid of ``#``/``.`` (numbers accepted as white) from the last answer block.
+        """Read the ``h x w`` grid of ``#``/``.`` from the last answer block; a numbered cell may be written as its
+        own number (white), as the prompt allows.
 
         Raises
         ------
         AnswerParseError
-            No answer block and no grid-shaped block, wrong size, unknown symbol.
+            No answer block and no grid-shaped block, wrong size, unknown symbol, or a number in a cell that is
+            not numbered with it (the cell and the number named).
         """
-        p = instance.params
+        p, clues = instance.params, instance.data
         grid, source, notes = read_grid_answer(text, p.h, p.w, self._symbols(instance), single_chars=True)
+        for r, row in enumerate(grid):
+            for c, v in enumerate(row):
+                if isinstance(v, int) and v != clues[r][c]:
+                    what = f"holds the number {clues[r][c]}" if clues[r][c] else "has no number"
+                    raise AnswerParseError(f"number {v} at ({r + 1},{c + 1}), a cell that {what}; only a numbered "
+                                           "cell may be written as its number, else '#' or '.'")
+        grid = tuple(tuple("W" if isinstance(v, int) else v for v in row) for row in grid)
         return ParsedAnswer(grid, source, notes)
 
     def format_answer(self, instance: Instance, solution: Any) -> str:
@@ -357,13 +372,30 @@ class RangePuzzle(Puzzle):
         return SolveResult(grids, exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> Any:
-        """``S`` then ``B,r,c`` / ``W,r,c`` (0-based row, column; unlisted cells are white)."""
-        p = instance.params
-        grid = [["W"] * p.w for _ in range(p.h)]
-        body = move[1:] if move.startswith("S") else move
-        for m in re.finditer(r"([BWE]),(\d+),(\d+)", body):
+        """``S`` then items ``B,r,c`` / ``W,r,c`` / ``E,r,c`` with no separator (0-based row, column; ``E`` clears a
+        cell), as ``range.c`` ``execute_move``. The collection's solve names every cell without a number once and
+        never a numbered cell; so must ``move``: every such cell must end ``B`` or ``W`` (numbered cells are white).
+
+        Raises
+        ------
+        ConfigError
+            A wrong prefix, a malformed item or trailing text, a cell off the grid or numbered, a cell left
+            undecided (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
+        p, clues = instance.params, instance.data
+        if not (isinstance(move, str) and re.fullmatch(rf"S(?:[BWE],{MOVE_NUM[1:-1]},{MOVE_NUM[1:-1]})+", move)):
+            raise bad_solve_move(self.name, move, "it must be 'S' and items B,<r>,<c> / W,<r>,<c> / E,<r>,<c>")
+        grid: list[list[str | None]] = [["W" if v else None for v in row] for row in clues]
+        for m in re.finditer(r"([BWE]),([0-9]+),([0-9]+)", move[1:]):
             r, c = int(m.group(2)), int(m.group(3))
-            grid[r][c] = "B" if m.group(1) == "B" else "W"
+            if not (0 <= r < p.h and 0 <= c < p.w):
+                raise bad_solve_move(self.name, move, f"item {m.group(0)!r} is off the grid")
+            if clues[r][c]:
+                raise bad_solve_move(self.name, move, f"item {m.group(0)!r} names a numbered cell")
+            grid[r][c] = None if m.group(1) == "E" else m.group(1)
+        for r, row in enumerate(grid):
+            if None in row:
+                raise bad_solve_move(self.name, move, f"cell {r},{row.index(None)} (row, column) is left undecided")
         return tuple(tuple(row) for row in grid)
 
     # ----------------------------------------------------------------- claims
@@ -412,6 +444,7 @@ class RangePuzzle(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Reads the ``clue`` sentences :meth:`claim_text` writes (value claims use the generic patterns)."""
+        text = mask_long_numbers(text)
         out = []
         for m in self._CLUE_RE.finditer(text):
             out.append((Claim("clue", ((int(m.group(1)), int(m.group(2))),), int(m.group(4)),

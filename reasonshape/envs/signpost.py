@@ -79,11 +79,13 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["SignpostParams", "SignpostData", "Signpost", "PUZZLE"]
 
@@ -332,11 +334,26 @@ class Signpost(Puzzle):
                            exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[int, ...], ...]:
-        """``S1d3f...`` (the desc grammar with every number) -> the ``H x W`` numbers."""
-        if not move.startswith("S"):
-            raise ConfigError(f"signpost SOLVE move must start with 'S', got {move[:20]!r}")
-        solved = self.parse_desc(instance.params, move[1:]).data.given
-        return tuple(tuple(int(x) for x in row) for row in solved)
+        """``S1d3f...`` (the desc grammar with every number, ``signpost.c`` ``solve_game``) -> the ``H x W``
+        numbers. The arrows must be those of ``instance``.
+
+        Raises
+        ------
+        ConfigError
+            A wrong prefix, a body that is no valid desc, other arrows, a cell without its number
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
+        if not (isinstance(move, str) and move.startswith("S")):
+            raise bad_solve_move(self.name, move, "it must start with 'S'")
+        try:
+            solved = self.parse_desc(instance.params, move[1:]).data
+        except GameIdError as e:
+            raise bad_solve_move(self.name, move, f"the body is no desc: expected {e.expected}") from None
+        if solved.arrows != instance.data.arrows:
+            raise bad_solve_move(self.name, move, "its arrows are not the instance's")
+        if any(not x for row in solved.given for x in row):
+            raise bad_solve_move(self.name, move, "a cell without its number")
+        return tuple(tuple(int(x) for x in row) for row in solved.given)
 
     # ----------------------------------------------------------------- claims
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
@@ -401,6 +418,7 @@ class Signpost(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read arrow and link claims as :meth:`claim_text` writes them (also direction words such as
         "south-east"). Linear regex scans."""
+        text = mask_long_numbers(text)
         out = []
         for m in _ARROW_RE.finditer(text):
             word, end = m.group(4).lower(), m.end()

@@ -67,6 +67,7 @@ from reasonshape.envs._singles_grade import grade_solve
 from reasonshape.envs._solver import lazy_enumerate, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -75,9 +76,12 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["SinglesParams", "SinglesData", "Singles", "PUZZLE"]
 
@@ -376,22 +380,29 @@ class Singles(Puzzle):
         return SolveResult(grids, exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[str, ...], ...]:
-        """The collection's solve move (``S;B0,0;C1,0;...``, x = column, y = row, 0-based) -> grid of ``B``/``W``.
+        """The collection's solve move (``S;B0,0;C1,0;...;``, x = column, y = row, 0-based; ``B`` black, ``C``
+        circled = white, ``E`` clears a cell) -> grid of ``B``/``W``. The collection's solve (``game_state_diff``)
+        names every cell, so every cell must end ``B`` or ``C``.
 
-        Cells the move does not mention stay white. Raises ``ConfigError`` on a malformed move.
+        Raises
+        ------
+        ConfigError
+            A malformed item, a cell off the grid, a cell left undecided
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
         """
         p: SinglesParams = instance.params
-        grid = [["W"] * p.w for _ in range(p.h)]
-        for item in move.split(";"):
-            if item in ("", "S"):
-                continue
-            m = re.fullmatch(r"([BCE])(\d+),(\d+)", item)
+        grid: list[list[str | None]] = [[None] * p.w for _ in range(p.h)]
+        for item in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([BCE]){MOVE_NUM},{MOVE_NUM}", item)
             if m is None:
-                raise ConfigError(f"singles: malformed move item {item!r}")
+                raise bad_solve_move(self.name, move, f"item {item!r} is not B<x>,<y>, C<x>,<y> or E<x>,<y>")
             x, y = int(m.group(2)), int(m.group(3))
             if not (0 <= x < p.w and 0 <= y < p.h):
-                raise ConfigError(f"singles: move item {item!r} is outside the grid")
-            grid[y][x] = "B" if m.group(1) == "B" else "W"
+                raise bad_solve_move(self.name, move, f"item {item!r} is off the grid")
+            grid[y][x] = {"B": "B", "C": "W", "E": None}[m.group(1)]
+        for y, row in enumerate(grid):
+            if None in row:
+                raise bad_solve_move(self.name, move, f"cell {row.index(None)},{y} (x, y) is left undecided")
         return tuple(tuple(row) for row in grid)
 
     # ----------------------------------------------------------------- claims
@@ -438,6 +449,7 @@ class Singles(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read ``number`` claims ("(r,c) shows n", "(r,c) does not show n") from ``text``; value claims are left
         to the generic "(r,c) is <value word>" reader with :attr:`VALUE_WORDS`. Linear time (one regex scan)."""
+        text = mask_long_numbers(text)
         p: SinglesParams = instance.params
         out = []
         for m in _NUMBER_RE.finditer(text):

@@ -68,6 +68,7 @@ from typing import Any
 from reasonshape.envs._solver import lazy_enumerate, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -76,10 +77,13 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError
+from reasonshape.errors import ClaimError, GameIdError
 
 __all__ = ["SlantParams", "Slant", "PUZZLE"]
 
@@ -304,18 +308,28 @@ class Slant(Puzzle):
         return SolveResult(tuple(_to_grid(s, p.w, p.h) for s in sols), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[str, ...], ...]:
-        """``S;\\0,0;/1,0;...`` (0-based ``x,y``) -> the ``H x W`` grid of ``\\`` / ``/``."""
+        """``S;\\0,0;/1,0;...`` (0-based ``x,y``; ``slant.c`` ``execute_move`` also knows ``C`` to clear a cell)
+        -> the ``H x W`` grid of ``\\`` / ``/``. The collection's solve names every cell, so every cell must end
+        with a slash.
+
+        Raises
+        ------
+        ConfigError
+            A malformed item, a cell off the grid, a cell left empty (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
         p = instance.params
         grid = [[None] * p.w for _ in range(p.h)]
-        parts = move.split(";")
-        if parts[0] != "S":
-            raise ConfigError(f"slant SOLVE move must start with 'S', got {move[:20]!r}")
-        for part in parts[1:]:
-            sym, rest = part[0], part[1:]
-            x, y = (int(t) for t in rest.split(","))
-            if sym not in (BACK, FWD):
-                raise ConfigError(f"unknown slant move {part!r}")
-            grid[y][x] = sym
+        for part in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([\\/C]){MOVE_NUM},{MOVE_NUM}", part)
+            if m is None:
+                raise bad_solve_move(self.name, move, f"item {part!r} is not \\<x>,<y>, /<x>,<y> or C<x>,<y>")
+            x, y = int(m[2]), int(m[3])
+            if not (0 <= x < p.w and 0 <= y < p.h):
+                raise bad_solve_move(self.name, move, f"item {part!r} is off the grid")
+            grid[y][x] = None if m[1] == "C" else m[1]
+        for y, row in enumerate(grid):
+            if None in row:
+                raise bad_solve_move(self.name, move, f"cell {row.index(None)},{y} (x, y) is left empty")
         return tuple(tuple(row) for row in grid)
 
     # ----------------------------------------------------------------- claims
@@ -359,6 +373,7 @@ class Slant(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read clue claims, ``"the clue at point (r,c) is [not] n"``, in one linear regex scan."""
+        text = mask_long_numbers(text)
         out = []
         for m in _CLUE_RE.finditer(text):
             r, c, neg, n = int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4))

@@ -72,10 +72,11 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
     digits_end,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["SoloParams", "SoloData", "Solo", "PUZZLE"]
 
@@ -522,14 +523,16 @@ class Solo(Puzzle):
         Raises
         ------
         ConfigError
-            Not a solo ``S`` move of the right length.
+            Not ``S`` and ``n*n`` comma-separated numbers ``1..n`` (:func:`~reasonshape.envs.base.bad_solve_move`).
         """
         n = instance.params.n
-        if not move.startswith("S"):
-            raise ConfigError(f"solo solve move must start with 'S', got {move[:20]!r}")
+        if not (isinstance(move, str) and re.fullmatch(r"S[0-9]{1,9}(?:,[0-9]{1,9})*", move)):
+            raise bad_solve_move(self.name, move, "it must be 'S' and comma-separated numbers")
         vals = [int(t) for t in move[1:].split(",")]
         if len(vals) != n * n:
-            raise ConfigError(f"solo solve move has {len(vals)} numbers, expected {n * n}")
+            raise bad_solve_move(self.name, move, f"{len(vals)} numbers, expected {n * n}")
+        if any(not 1 <= v <= n for v in vals):
+            raise bad_solve_move(self.name, move, f"a number outside 1..{n}")
         return tuple(tuple(vals[y * n:(y + 1) * n]) for y in range(n))
 
     # ----------------------------------------------------------------- claims

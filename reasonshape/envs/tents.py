@@ -64,6 +64,7 @@ from typing import Any
 from reasonshape.envs._solver import enumerate_solutions, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -72,11 +73,14 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
     digits_end,
+    mask_long_numbers,
     parse_wxh,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["TentsParams", "TentsData", "Tents", "PUZZLE", "TENT", "GRASS", "TREE"]
 
@@ -473,20 +477,18 @@ class Tents(Puzzle):
         Raises
         ------
         ConfigError
-            A malformed item, a cell off the grid, or a move on a tree.
+            Not ``S;`` and at least one item, a malformed item, a cell off the grid, or a move on a tree
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
         """
         w, h, d = instance.params.w, instance.params.h, instance.data
         grid = [[TREE if d.trees[r][c] else GRASS for c in range(w)] for r in range(h)]
-        for item in move.split(";"):
-            if item == "S":
-                grid = [[TREE if d.trees[r][c] else GRASS for c in range(w)] for r in range(h)]
-                continue
-            m = re.fullmatch(r"([TNB])(\d+),(\d+)", item)
+        for item in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([TNB]){MOVE_NUM},{MOVE_NUM}", item)
             if m is None:
-                raise ConfigError(f"tents move item {item!r} is not S, T<x>,<y>, N<x>,<y> or B<x>,<y>")
+                raise bad_solve_move(self.name, move, f"item {item!r} is not T<x>,<y>, N<x>,<y> or B<x>,<y>")
             x, y = int(m[2]), int(m[3])
             if not (0 <= x < w and 0 <= y < h) or d.trees[y][x]:
-                raise ConfigError(f"tents move item {item!r} is off the grid or on a tree")
+                raise bad_solve_move(self.name, move, f"item {item!r} is off the grid or on a tree")
             grid[y][x] = TENT if m[1] == "T" else GRASS
         return tuple(tuple(row) for row in grid)
 
@@ -562,6 +564,7 @@ class Tents(Puzzle):
         :meth:`claim_text` writes them (the generic "(r,c) is <word>" patterns read tent and grass claims through
         ``VALUE_WORDS``, but only for the variables, which tree cells are not). Linear time; cells and lines off
         the grid are skipped."""
+        text = mask_long_numbers(text)
         w, h = instance.params.w, instance.params.h
         out = []
         for m in self._COUNT_RE.finditer(text):

@@ -73,11 +73,13 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
     digits_end,
+    mask_long_numbers,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["TowersParams", "TowersData", "Towers", "PUZZLE", "visible_count"]
 
@@ -558,7 +560,7 @@ class Towers(Puzzle):
         w = instance.params.w
         if not (isinstance(move, str) and len(move) == w * w + 1 and move[0] == "S"
                 and all("1" <= ch <= str(w) for ch in move[1:])):
-            raise ConfigError(f"towers SOLVE move must be 'S' + {w * w} digits 1..{w}, got {move!r}")
+            raise bad_solve_move(self.name, move, f"it must be 'S' and {w * w} digits 1-{w}")
         return tuple(tuple(int(ch) for ch in move[1 + r * w:1 + (r + 1) * w]) for r in range(w))
 
     # ------------------------------------------------------------------ claims
@@ -636,6 +638,7 @@ class Towers(Puzzle):
         """Read visible claims: ``"n tower(s) is/are [not] visible from the <side> of <row|column> k"`` (as
         :meth:`claim_text` writes) and clue names ``"the clue n above column k"`` (as unit names say). Linear
         time (regexes without nested quantifiers); mentions that do not fit the grid are skipped."""
+        text = mask_long_numbers(text)
         w = instance.params.w
         out = []
         for m in self._VIS_RE.finditer(text):

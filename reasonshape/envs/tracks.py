@@ -85,6 +85,7 @@ from typing import Any
 from reasonshape.envs._solver import lazy_enumerate, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -93,11 +94,14 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
     parse_wxh,
     read_int,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["TracksParams", "TracksData", "Tracks", "PUZZLE"]
 
@@ -423,7 +427,16 @@ class Tracks(Puzzle):
         return SolveResult(tuple(_pieces(s, p.w, p.h, instance.data) for s in sols), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[str, ...], ...]:
-        """``S;TR0,0;NU0,0;...`` applied to the given pieces -> the ``H x W`` grid of tokens."""
+        """``S;TR0,0;NU0,0;...`` (``tracks.c`` ``execute_move``: ``T``/``t`` lays / removes track on side ``R``/
+        ``U``/``L``/``D`` of cell x,y (0-based column, row), ``N``/``n`` marks no track, side ``S`` flags the square)
+        applied to the given pieces -> the ``H x W`` grid of tokens.
+
+        Raises
+        ------
+        ConfigError
+            Not ``S;`` and at least one item, a malformed item, a cell off the grid
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
         p, d = instance.params, instance.data
         w, h = p.w, p.h
         sides = [[set() for _ in range(w)] for _ in range(h)]
@@ -434,14 +447,13 @@ class Tracks(Puzzle):
                     rr, cc = r + _DELTA[s][0], c + _DELTA[s][1]
                     if 0 <= rr < h and 0 <= cc < w:
                         sides[rr][cc].add(_OPP[s])
-        parts = move.split(";")
-        if parts[0] != "S":
-            raise ConfigError(f"tracks SOLVE move must start with 'S', got {move[:20]!r}")
-        for part in parts[1:]:
-            m = re.fullmatch(r"([TtNn])([RULDS])(\d+),(\d+)", part)
+        for part in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([TtNn])([RULDS]){MOVE_NUM},{MOVE_NUM}", part)
             if m is None:
-                raise ConfigError(f"unknown tracks move {part!r}")
+                raise bad_solve_move(self.name, move, f"item {part!r} is not [TtNn][RULDS]<x>,<y>")
             kind, s, x, y = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
+            if not (0 <= x < w and 0 <= y < h):
+                raise bad_solve_move(self.name, move, f"item {part!r} is off the grid")
             if s == "S" or kind in "Nn":
                 continue  # square flags and no-track marks do not change the laid track
             add = kind == "T"
@@ -545,6 +557,7 @@ class Tracks(Puzzle):
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read track, edge, count, entrance and exit claims as :meth:`claim_text` writes them (linear scans)."""
+        text = mask_long_numbers(text)
         out = []
         for m in _TRACK_RE.finditer(text):
             out.append((Claim("track", ((int(m.group(1)), int(m.group(2))),), None, not m.group(3)),

@@ -75,6 +75,7 @@ from typing import Any
 from reasonshape.envs._solver import enumerate_solutions, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
+    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -83,11 +84,14 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
     digits_end,
+    mask_long_numbers,
     parse_wxh,
+    solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["UndeadParams", "UndeadData", "Undead", "PUZZLE", "SIDES"]
 
@@ -509,21 +513,25 @@ class Undead(Puzzle):
         return SolveResult(tuple(out), exhausted)
 
     def decode_tatham_solution(self, instance: Instance, move: str) -> tuple[tuple[str, ...], ...]:
-        """``S;G0;V1;Z2;...`` (k = index of the non-mirror cell in row-major order) -> the grid."""
+        """``S;G0;V1;Z2;...`` (k = index of the non-mirror cell in row-major order) -> the grid.
+
+        Raises
+        ------
+        ConfigError
+            A malformed item, an index out of range, a cell left without a monster
+            (:func:`~reasonshape.envs.base.bad_solve_move`).
+        """
         p, d = instance.params, instance.data
         cells = [(r, c) for r in range(p.h) for c in range(p.w) if d.grid[r][c] not in MIRRORS]
         g = [list(row) for row in d.grid]
-        parts = move.split(";")
-        if not parts or parts[0] != "S":
-            raise ConfigError(f"undead SOLVE move must start with 'S', got {move[:20]!r}")
-        for part in parts[1:]:
-            m = re.fullmatch(r"([GVZ])(\d+)", part)
+        for part in solve_move_items(self.name, move):
+            m = re.fullmatch(rf"([GVZ]){MOVE_NUM}", part)
             if not m or int(m.group(2)) >= len(cells):
-                raise ConfigError(f"unknown undead move {part!r}")
+                raise bad_solve_move(self.name, move, f"item {part!r} is not G<k>, V<k> or Z<k> with k < {len(cells)}")
             r, c = cells[int(m.group(2))]
             g[r][c] = m.group(1)
         if any(ch == "." for row in g for ch in row):
-            raise ConfigError("undead SOLVE move leaves cells without a monster")
+            raise bad_solve_move(self.name, move, "cells left without a monster")
         return tuple(tuple(row) for row in g)
 
     # ------------------------------------------------------------------ claims
@@ -632,6 +640,7 @@ class Undead(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Read sight claims ("3 monsters are visible from the top of column 2"), totals ("there are 2 ghosts")
         and mirror claims ("(1,2) holds a / mirror"). Linear time (regexes without nested quantifiers)."""
+        text = mask_long_numbers(text)
         p = instance.params
         out = []
         for m in self._SIGHT_RE.finditer(text):

@@ -85,9 +85,11 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
+    mask_long_numbers,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import AnswerParseError, ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import AnswerParseError, ClaimError, GameIdError, GenerationError
 
 __all__ = ["UnequalParams", "UnequalData", "Unequal", "PUZZLE"]
 
@@ -617,11 +619,11 @@ class Unequal(Puzzle):
             Not an ``S`` move, a bad character, or the wrong length.
         """
         n = instance.params.order
-        if not move.startswith("S") or len(move) != n * n + 1:
-            raise ConfigError(f"unequal solve move must be 'S' + {n * n} characters, got {move[:20]!r}")
+        if not isinstance(move, str) or not move.startswith("S") or len(move) != n * n + 1:
+            raise bad_solve_move(self.name, move, f"it must be 'S' and {n * n} characters")
         vals = [_c2n(ch, n) for ch in move[1:]]
         if any(not 1 <= v <= n for v in vals):
-            raise ConfigError(f"unequal solve move has a character outside 1..{n}: {move!r}")
+            raise bad_solve_move(self.name, move, f"a character outside 1..{n}")
         return tuple(tuple(vals[y * n:(y + 1) * n]) for y in range(n))
 
     # ----------------------------------------------------------------- claims
@@ -747,6 +749,7 @@ class Unequal(Puzzle):
         conventions ("row 4, column 2", "[4][2]", "Row 4: position 2") are rewritten to ``(r,c)`` by
         :class:`~reasonshape.extraction.schema.SchemaReader` before this is called. Linear time: two non-nested
         regular expressions."""
+        text = mask_long_numbers(text)
         n = instance.params.order
         out: list[tuple[Claim, int, int]] = []
         for m in _REL_RE.finditer(text):

@@ -75,9 +75,10 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    bad_solve_move,
 )
 from reasonshape.envs.registry import register_puzzle
-from reasonshape.errors import ClaimError, ConfigError, GameIdError, GenerationError
+from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["UnrulyParams", "UnrulyData", "Unruly", "PUZZLE"]
 
@@ -369,9 +370,9 @@ class Unruly(Puzzle):
             The move is not ``S`` followed by exactly ``W*H`` digits ``0``/``1``.
         """
         p: UnrulyParams = instance.params
-        body = move[1:] if move.startswith("S") else None
+        body = move[1:] if isinstance(move, str) and move.startswith("S") else None
         if body is None or len(body) != p.w * p.h or set(body) - {"0", "1"}:
-            raise ConfigError(f"unruly solve move must be 'S' + {p.w * p.h} digits 0/1, got {move[:40]!r}")
+            raise bad_solve_move(self.name, move, f"it must be 'S' and {p.w * p.h} digits 0/1")
         return tuple(tuple(int(ch) for ch in body[r * p.w:(r + 1) * p.w]) for r in range(p.h))
 
     # ----------------------------------------------------------------- claims

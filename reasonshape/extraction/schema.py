@@ -58,7 +58,6 @@ CELL_REF = re.compile(
     re.IGNORECASE,
 )
 _WINDOW = 64  # characters examined after a cell reference for its predicate
-_LONG_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")  # no claim's number: see SchemaReader._own_claims
 _TAGS = re.compile(r"</?answer>", re.IGNORECASE)
 _SIGNS = set("<>")
 _SEPARATOR_CHARS = set("∧∨^vV|-+=<>")
@@ -588,13 +587,10 @@ class SchemaReader:
         A recogniser reads the claim's form; a claim the puzzle then refuses to label (:class:`ClaimError`: a cell
         off the grid, as 0-based coordinates give, or a clue no cell can hold, "the clue 7 at (3,1)" in Light Up)
         is not a claim about this instance, and is skipped as the generic patterns skip a cell outside the
-        domains. Digit runs longer than any number of a claim (``MAX_DIGITS``) reach the recognisers as ``#``
-        runs of the same length (same offsets): from 4,301 digits ``int()`` refuses them with a ``ValueError``.
-        Either way the sentence loses only those claims, not the whole claim graph (reasonshape choice: precision
-        first).
+        domains. A digit run longer than any number of a claim (``MAX_DIGITS``) is read by no recogniser
+        (:func:`~reasonshape.envs.base.mask_long_numbers`, which every ``parse_claim_text`` applies). Either way
+        the sentence loses only those claims, not the whole claim graph (reasonshape choice: precision first).
         """
-        if _LONG_DIGITS.search(text) is not None:
-            text = _LONG_DIGITS.sub(lambda m: "#" * (m.end() - m.start()), text)
         return [t for t in self.puzzle.parse_claim_text(self.instance, text) if self._admitted(t[0])]
 
     def _admitted(self, claim: Claim) -> bool:

@@ -353,6 +353,40 @@ def test_digit_runs_past_int_conversion_limit_are_game_id_errors(name):
 
 
 @pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_game_id_error_message_stays_short_for_a_long_id(name):
+    # the message shows the first GameIdError.SHOWN_CHARS characters of the ID (and of any word of 'expected',
+    # which may quote it: the all-letters prefix below); the attributes keep the whole ID
+    p = envs.get(name)
+    gid = next(r for r in ROWS if r["puzzle"] == name)["game_id"]
+    params, desc = gid.split(":", 1)
+    for bad in ("q" * 5000 + ":" + desc, params + ":" + desc + "~" * 5000, params + ":" + "9" * 5000 + desc,
+                params + "~" * 5000 + ":" + desc):
+        with pytest.raises(GameIdError) as exc:
+            p.parse_game_id(bad)
+        assert len(str(exc.value)) < 300, str(exc.value)[:400]
+        assert f"{bad[:GameIdError.SHOWN_CHARS]!r}... ({len(bad)} characters)" in str(exc.value)
+        assert exc.value.game_id == bad
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_claim_text_with_a_digit_run_past_int_conversion_limit_reads_no_claim_from_it(name):
+    # parse_claim_text gives no claim for text it cannot read, never an error: a run of 4,301+ digits put in place
+    # of any number of any claim sentence of the puzzle reads as the same text with '#' there (no claim's number),
+    # where int() used to raise a bare ValueError
+    p = envs.get(name)
+    inst = p.parse_game_id(next(r for r in ROWS if r["puzzle"] == name)["game_id"])
+    claims = [*p.given_claims(inst), *p.solution_claims(inst)]
+    texts = {p.claim_text(c) for c in claims + [c.negated() for c in claims]}
+    runs = [(t, m) for t in sorted(texts) for m in re.finditer(r"[0-9]+", t)]
+    assert runs or name in ("filling", "solo", "unruly")  # these three read no claims of their own
+    for t, m in runs:
+        for long in ("9" * 5000, "0" * 4400 + "1"):
+            text = t[:m.start()] + long + t[m.end():]
+            masked = t[:m.start()] + "#" * len(long) + t[m.end():]
+            assert p.parse_claim_text(inst, text) == p.parse_claim_text(inst, masked), text[:80]
+
+
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
 def test_generate_rejects_what_is_neither_a_level_nor_params(name):
     p = envs.get(name)
     for bad in (None, 3, ("easy",)):

@@ -144,6 +144,20 @@ class TestText:
             P.parse_answer(text, small)
         assert reason in str(e.value)
 
+    @pytest.mark.parametrize("text,reason", [
+        # the prompt allows a number only in a numbered cell, and only its own number there
+        ("<answer>3 . .\n. # .\n. . #</answer>", "number 3 at (1,1), a cell that has no number"),
+        ("<answer>. . .\n. # 4\n. . #</answer>", "number 4 at (2,3), a cell that has no number"),
+        ("<answer>. 4 3\n. # .\n. . #</answer>", "number 4 at (1,2), a cell that holds the number 3"),
+        ("so the grid is\n. . .\n. # 2\n. . #\nthat's all", "number 2 at (2,3), a cell that has no number"),
+    ])
+    def test_number_outside_its_numbered_cell_is_a_parse_error(self, small, text, reason):
+        assert "('.' = a cell without a number)" in P.render_prompt(small)
+        assert "a numbered cell may be written as '.' or as its number" in P.render_prompt(small)
+        with pytest.raises(AnswerParseError) as e:
+            P.parse_answer(text, small)
+        assert reason in str(e.value)
+
     def test_one_megabyte_parses_in_linear_time(self, small):
         text = ("blah . # " * 120_000) + "\n<answer>\n. . .\n. # .\n. . #\n</answer>"
         assert len(text) > 1_000_000

@@ -17,7 +17,7 @@ from reasonshape import envs
 from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs._singles_grade import EASY, TRICKY, grade_solve
 from reasonshape.envs.singles import PUZZLE, SinglesParams
-from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from reasonshape.errors import AnswerParseError, ClaimError, ConfigError, GameIdError
 from tests.envs._tatham import dev_rows, sgt_print_errors
 
 ROWS = dev_rows("singles")
@@ -95,9 +95,15 @@ class TestDesc:
 
     def test_decode_move(self):
         inst = P.parse_game_id("3x3de:221231322")
-        # B<x>,<y>: x is the column. "B2,0" blackens row 1, column 3; unmentioned cells stay white; E erases.
-        sol = P.decode_tatham_solution(inst, "S;B2,0;B0,1;E0,1;")
+        # B<x>,<y>: x is the column. "B2,0" blackens row 1, column 3; C circles (white); E erases, and a cell
+        # left erased or never named is an incomplete move (the collection's solve names every cell).
+        whites = ";".join(f"C{x},{y}" for y in range(3) for x in range(3) if (x, y) not in ((2, 0), (0, 1)))
+        sol = P.decode_tatham_solution(inst, f"S;B2,0;B0,1;E0,1;C0,1;{whites};")
         assert sol == (("W", "W", "B"), ("W", "W", "W"), ("W", "W", "W"))
+        with pytest.raises(ConfigError, match="left undecided"):
+            P.decode_tatham_solution(inst, f"S;B2,0;B0,1;E0,1;{whites};")
+        with pytest.raises(ConfigError, match="left undecided"):
+            P.decode_tatham_solution(inst, "S;B2,0;B0,1;")
         with pytest.raises(ValueError):
             P.decode_tatham_solution(inst, "S;X1,1")
         with pytest.raises(ValueError):
