@@ -24,7 +24,6 @@ import argparse
 import json
 import logging
 import math
-import os
 import re
 import sys
 import time
@@ -883,7 +882,9 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
             print(f"[ablate] {stem}: failed: {type(e).__name__}: {e}", file=sys.stderr)
             rows.append((stem, f"failed: {type(e).__name__}: {e}", {}))  # one line in the table: comparison_table
     path = root / COMPARISON_FILE
-    if int(os.environ.get("RANK", "0")) == 0:  # under `accelerate launch`, one rank writes the table
+    from reasonshape.rewards.functions import process_rank
+
+    if process_rank() == 0:  # under `accelerate launch`, one rank writes the table
         path.write_text(comparison_table(rows))
     return path
 
