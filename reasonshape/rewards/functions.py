@@ -382,9 +382,14 @@ NUM_GENERATIONS_ENV = "REASONSHAPE_NUM_GENERATIONS"
 _PASS_G = ("pass get_reward_functions(..., num_generations=G) or RewardScorer(num_generations=G) (reasonshape train "
            f"does), or set {NUM_GENERATIONS_ENV}=G for the module-level rewards (trl grpo)")
 
-_BATCH_RULE = ("Rule: TRL gives each process per_device_train_batch_size * steps_per_generation (default "
-               "gradient_accumulation_steps) consecutive completions, so that product must be a multiple of "
-               "num_generations.")
+#: The completions TRL gives each process per generation, in the fields a user sets (``GRPOConfig.__post_init__``
+#: sets ``steps_per_generation`` to ``gradient_accumulation_steps`` when neither it nor ``generation_batch_size`` is
+#: given). The batch-size errors (here and in :mod:`reasonshape.training.train`) state their rules with it.
+PER_PROCESS_BATCH = "per_device_train_batch_size * steps_per_generation (default gradient_accumulation_steps)"
+
+#: The batch-size rule of a judged reward (every reward call holds whole groups), as the errors state it.
+BATCH_RULE = (f"TRL gives each process {PER_PROCESS_BATCH} consecutive completions, so that product must be a "
+              "multiple of num_generations")
 
 
 def num_generations_from_env(environ: Mapping[str, str] | None = None) -> int | None:
@@ -462,7 +467,8 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
     if num_generations is None and len(set(lengths)) > 1:
         raise ConfigError(
             f"self-preference cannot infer num_generations (G) from this batch: its runs of equal prompts have "
-            f"lengths {lengths}, so a group may be split (or a prompt repeated). To give G, {_PASS_G}. {_BATCH_RULE}"
+            f"lengths {lengths}, so a group may be split (or a prompt repeated). To give G, {_PASS_G}. "
+            f"Rule: {BATCH_RULE}."
         )
     g = num_generations if num_generations is not None else lengths[0]
     if g < 2 or any(n % g for n in lengths):
@@ -470,7 +476,7 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
             "self-preference needs whole groups in every reward call: each process must receive all "
             f"num_generations completions of a prompt, got runs of equal prompts of lengths {lengths}"
             + (f" with num_generations={num_generations}" if num_generations is not None else "")
-            + f". {_BATCH_RULE}"
+            + f". Rule: {BATCH_RULE}."
         )
     return [(a + k * g, a + (k + 1) * g) for a, b in runs for k in range((b - a) // g)]
 

@@ -310,8 +310,8 @@ def parse_train_args(argv: list[str] | None = None):
         An unknown field in the config file or the options, before any value is checked ("unknown field dataset_sise
         (did you mean dataset_size?) in config file x.yaml"); an invalid field value (also TRL's ``ValueError`` for
         its own fields, re-raised as ConfigError; its generation-batch rule restated as "per_device_train_batch_size
-        x steps_per_generation x processes must be a multiple of num_generations"), or a config file that cannot be
-        read.
+        * steps_per_generation (...) * processes must be a multiple of num_generations", in the wording of
+        :data:`reasonshape.rewards.functions.PER_PROCESS_BATCH`), or a config file that cannot be read.
     """
     parser = make_parser()
     argv = list(argv or [])
@@ -372,12 +372,14 @@ _TRL_GENERATION_BATCH = re.compile(r"generation_batch_size \((\d+)\) must be div
 def _trl_error(e: Exception) -> ConfigError:
     """TRL's error as a one-line ConfigError; its generation-batch rule restated in the fields a user sets
     (``generation_batch_size`` is derived, not set, in reasonshape's configs)."""
+    from reasonshape.rewards.functions import PER_PROCESS_BATCH
+
     m = _TRL_GENERATION_BATCH.search(str(e))
     if m is None:
         return ConfigError(str(e))
     return ConfigError(
-        "per_device_train_batch_size x steps_per_generation (default gradient_accumulation_steps) x processes must be "
-        f"a multiple of num_generations (each prompt's {m[2]} completions are generated in one batch), got "
+        f"{PER_PROCESS_BATCH} * processes must be a multiple of num_generations (each prompt's {m[2]} completions "
+        f"are generated in one batch), got "
         f"{m[1]} (generation_batch_size) and num_generations={m[2]}: raise per_device_train_batch_size or "
         "gradient_accumulation_steps (steps_per_generation or generation_batch_size where you set one), or lower "
         "num_generations")
@@ -490,17 +492,16 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
         raise ConfigError(f"reward_weights must have one weight per reward in reward_funcs {rs.reward_funcs}, got "
                           f"{list(grpo.reward_weights)}")
     if rs.uses_judge:
+        from reasonshape.rewards.functions import BATCH_RULE
+
         n_proc = int(getattr(grpo, "world_size", 1) or 1)
-        # GRPOConfig.__post_init__ sets steps_per_generation (gradient_accumulation_steps when neither it nor
-        # generation_batch_size is given); TRL's sampler then hands each process per_device_train_batch_size *
-        # steps_per_generation consecutive completions
+        # the per-process batch of BATCH_RULE (steps_per_generation as GRPOConfig.__post_init__ set it)
         spg = int(getattr(grpo, "steps_per_generation", None) or grpo.gradient_accumulation_steps or 1)
         if n_proc > 1 and (grpo.per_device_train_batch_size * spg) % grpo.num_generations:
             raise ConfigError(
-                "per_device_train_batch_size * steps_per_generation (default gradient_accumulation_steps) must be a "
-                "multiple of num_generations when self-preference is used on several processes (TRL gives each "
-                "process that many consecutive completions, which must hold whole groups), got "
-                f"per_device_train_batch_size={grpo.per_device_train_batch_size}, steps_per_generation={spg}, "
+                f"self-preference on several processes needs whole groups in each process's reward call: "
+                f"{BATCH_RULE}; got per_device_train_batch_size={grpo.per_device_train_batch_size}, "
+                f"steps_per_generation={spg}, "
                 f"num_generations={grpo.num_generations}, processes={n_proc}")
         if rs.judge == "vllm_server" and not (grpo.use_vllm and grpo.vllm_mode == "server"):
             raise ConfigError(f"judge must not be 'vllm_server' without use_vllm=True and vllm_mode='server', got "
