@@ -330,34 +330,37 @@ def _check_known_fields(parser: Any, argv: list[str]) -> None:
     """Raise ConfigError "unknown field dataset_sise in config file x.yaml (did you mean dataset_size?)" for each
     key of the ``--config`` file and each ``--option`` of ``argv`` that no dataclass field takes, with the closest
     field name (difflib over ReasonshapeArguments, GRPOConfig and ModelConfig). TRL's parser rejects them too,
-    in its own words and only after every value was validated."""
+    in its own words and only after every value was validated.
+
+    Public interfaces only: a config key must be the name of a dataclass field (``dataclasses.fields`` of the
+    parser's ``dataclass_types``: HfArgumentParser gives each init field one option whose dest is its name), and an
+    unknown option is one that ``parse_known_args`` leaves over (it knows the ``--field-name`` and
+    ``--no_<bool field>`` aliases). That converts the known options' values as it goes, so a malformed one
+    (``--max_steps abc``) raises the parser's ConfigError first; the dataclasses' own checks come later.
+    """
     import difflib
 
     import yaml
 
-    options = parser._option_string_actions  # --field, --field-name aliases and --no_<bool field>
+    names = [f.name for dc in parser.dataclass_types for f in fields(dc) if f.init]
     found: list[tuple[str, str]] = []  # (name, where)
-    if "--config" in argv[:-1]:
-        config = argv[argv.index("--config") + 1]
+    args = list(argv)
+    if "--config" in args:  # TRL's parse_args_and_config takes it (and the path after it) out the same way
+        i = args.index("--config")
+        config = args[i + 1] if i + 1 < len(args) else None
+        del args[i:i + 2]
         try:
             with open(config) as f:
                 keys = yaml.safe_load(f)
-        except (OSError, yaml.YAMLError):
+        except (OSError, TypeError, yaml.YAMLError):  # TypeError: no path after --config
             keys = None  # TRL's parser says what is wrong with the file
         if isinstance(keys, dict):
-            dests = {a.dest for a in parser._actions}
-            found += [(str(k), f"config file {config}") for k in keys if k != "env" and k not in dests]
-    skip_next = False
-    for a in argv:
-        if skip_next:
-            skip_next = False
-        elif a == "--config":
-            skip_next = True
-        elif a.startswith("--") and a.partition("=")[0] not in options:
-            found.append((a[2:].partition("=")[0], "the command-line options"))
+            known = set(names)
+            found += [(str(k), f"config file {config}") for k in keys if k != "env" and k not in known]
+    _, unknown = parser.parse_known_args(args)
+    found += [(a[2:].partition("=")[0], "the command-line options") for a in unknown if a.startswith("--")]
     if not found:
         return
-    names = [f.name for dc in parser.dataclass_types for f in fields(dc) if f.init]
     parts = []
     for name, where in found:
         close = difflib.get_close_matches(name.replace("-", "_"), names, n=1)
@@ -770,6 +773,9 @@ def _override_args(sets: list[str] | None) -> list[str]:
         return []
     import yaml
 
+    # argparse has no public way to get the action behind an option string, i.e. its dest (the field, also for the
+    # --field-name alias) and nargs ("+" where HfArgumentParser reads a list type in the field's annotation);
+    # recomputing them from dataclasses.fields would restate transformers' rules here, so the parser is asked
     options = make_parser()._option_string_actions
     out: list[str] = []
     seen: dict[str, str] = {}

@@ -412,6 +412,23 @@ class TestCli:
         assert str(e.value) == (f"unknown field dataset_sise (did you mean dataset_size?) in config file {cfg} "
                                 "('reasonshape train --help' lists every field)")
 
+    def test_a_config_key_must_be_a_field_not_an_argparse_dest(self, tmp_path):
+        # argparse's own --help action has the dest "help": TRL would set that action's default from the key
+        cfg = tmp_path / "x.yaml"
+        cfg.write_text("help: 1\n" + SMOKE.read_text())
+        with pytest.raises(ConfigError, match=f"^unknown field help in config file {cfg} "):
+            T.parse_train_args(["--config", str(cfg)])
+
+    @pytest.mark.parametrize("argv, field, want", [
+        (["--dataset-size", "5"], "dataset_size", 5),  # HfArgumentParser's dashed alias
+        (["--max_steps=2"], "max_steps", 2),
+        (["--use_vllm"], "use_vllm", True),  # a bool field's bare flag
+        (["--no_eta_only_correct"], "eta_only_correct", False),  # the complement of a bool field that defaults to True
+    ])
+    def test_option_aliases_are_known_fields(self, argv, field, want):
+        parsed = T.parse_train_args(["--config", str(SMOKE), "--judge", "policy", *argv])
+        assert any(getattr(a, field, None) == want for a in parsed)
+
     @pytest.mark.parametrize("argv, want", [
         (["--max_step", "3"], "unknown field max_step (did you mean max_steps?) in the command-line options"),
         (["--max-step=3"], "unknown field max-step (did you mean max_steps?) in the command-line options"),
