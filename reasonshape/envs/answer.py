@@ -28,8 +28,8 @@ from collections.abc import Callable, Sequence
 from reasonshape.errors import AnswerParseError
 
 __all__ = [
-    "strip_think", "extract_answer_block", "answer_only_in_reasoning", "split_tokens", "parse_symbol_grid",
-    "find_last_grid", "read_grid_answer", "digits_symbols", "format_grid",
+    "strip_think", "extract_answer_block", "answer_only_in_reasoning", "read_answer_block", "split_tokens",
+    "parse_symbol_grid", "find_last_grid", "read_grid_answer", "digits_symbols", "format_grid",
 ]
 
 _THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
@@ -82,7 +82,20 @@ def extract_answer_block(text: str) -> str | None:
 def answer_only_in_reasoning(text: str) -> bool:
     """True when ``text`` has ``<answer>`` blocks only inside its reasoning (``<think>`` blocks): drafts, so no final
     answer block is read (:func:`extract_answer_block` gives ``None``). Linear time."""
-    return _ANS_OPEN in text.lower() and extract_answer_block(text) is None
+    return _ANS_OPEN in text.lower() and read_answer_block(text)[1]
+
+
+def read_answer_block(text: str) -> tuple[str | None, bool]:
+    """``(extract_answer_block(text), answer_only_in_reasoning(text))`` from ONE extraction: the final block (or
+    ``None``) and whether ``<answer>`` blocks exist only inside the reasoning. Linear time.
+
+    Raises
+    ------
+    AnswerParseError
+        ``text`` is not a string (as :func:`extract_answer_block`).
+    """
+    block = extract_answer_block(text)
+    return block, block is None and _ANS_OPEN in text.lower()
 
 
 def _strip_fences(block: str) -> str:

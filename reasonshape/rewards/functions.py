@@ -50,6 +50,7 @@ import hashlib
 import json
 import math
 import os
+import sys
 import threading
 import time
 import warnings
@@ -58,6 +59,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import numpy as np
 
 from reasonshape.errors import ConfigError
 from reasonshape.extraction.segment import trace_text
@@ -68,6 +71,7 @@ __all__ = [
     "RewardWarning",
     "ShapingWeights",
     "JudgeSettings",
+    "process_rank",
     "RewardScorer",
     "find_groups",
     "NUM_GENERATIONS_ENV",
@@ -213,7 +217,8 @@ class JudgeSettings:
         Passed to :func:`~reasonshape.rewards.structural_uncertainty.score_groups` (paper B §3.2 defaults:
         Bradley–Terry, C = 1, PageRank with damping 0.85).
     seed : int
-        Base seed of the trees and the judge's sampling; step ``s`` uses ``seed + s``.
+        Base seed of the trees and the judge's sampling, >= 0; each (step, process rank) draws its own seed from it
+        (:meth:`step_seed`).
     chat_template_kwargs : dict, optional
         Keywords for the judge's chat template, e.g. ``{"enable_thinking": False}`` for a model that thinks by
         default (Qwen3), whose verdict would otherwise come after a ``<think>`` block likely cut by ``max_tokens``
@@ -226,7 +231,7 @@ class JudgeSettings:
     ------
     ConfigError
         Unknown ``kind``; ``openai`` without ``base_url`` and ``model``; ``transformers`` without ``model``;
-        ``trials < 1``; ``chat_template_kwargs`` not a mapping of names to JSON values.
+        ``trials < 1``; ``seed`` not an integer >= 0; ``chat_template_kwargs`` not a mapping of names to JSON values.
     """
 
     kind: JudgeKind = "policy"
@@ -260,6 +265,41 @@ class JudgeSettings:
             raise ConfigError("judge kind 'transformers' needs model (a checkpoint path), got None")
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
             raise ConfigError(f"judge trials must be an integer >= 1, got {self.trials!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ConfigError(f"judge seed must be an integer >= 0, got {self.seed!r}")
+
+    def step_seed(self, step: int, rank: int) -> int:
+        """The seed of the judge's trees and sampling at training step ``step`` in the process of rank ``rank``.
+
+        Drawn from ``numpy.random.SeedSequence(seed, spawn_key=(step, rank))``, numpy's documented way to derive
+        independent child streams from one seed: deterministic, and distinct (up to a 2**-62 chance of a collision)
+        for every (seed, step, rank), where ``seed + step`` was the same for step ``s + 1`` of one run and step ``s``
+        of a run seeded ``seed + 1``, and the same in every process at a step. The result is in [0, 2**62): the
+        backends add the prompt index (:func:`~reasonshape.training.backends.request_seed`), and an OpenAI-compatible
+        server (vLLM) takes a signed 64-bit seed. Source: reasonshape choice.
+
+        Parameters
+        ----------
+        step : int
+            Training step (``trainer_state.global_step``), >= 0.
+        rank : int
+            The process's global rank (:func:`process_rank`), >= 0.
+
+        Raises
+        ------
+        ConfigError
+            ``step`` or ``rank`` not an integer >= 0.
+
+        >>> JudgeSettings(seed=0).step_seed(1, 0) == JudgeSettings(seed=0).step_seed(1, 0)
+        True
+        >>> JudgeSettings(seed=0).step_seed(1, 0) == JudgeSettings(seed=1).step_seed(0, 0)
+        False
+        """
+        for v, name in ((step, "step"), (rank, "rank")):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ConfigError(f"judge seed {name} must be an integer >= 0, got {v!r}")
+        state = np.random.SeedSequence(self.seed, spawn_key=(step, rank)).generate_state(1, dtype=np.uint64)
+        return int(state[0]) >> 2
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeSettings | None:
@@ -309,6 +349,31 @@ class JudgeSettings:
                           "bind_judge_backend before training")
 
 
+def process_rank(environ: Mapping[str, str] | None = None) -> int:
+    """This process's global rank: ``torch.distributed.get_rank()`` once a process group is initialised, else the
+    ``RANK`` environment variable that ``torchrun`` and ``accelerate launch`` set, else 0 (a single process).
+
+    torch is not imported here: a process that has not imported it has no process group.
+
+    Raises
+    ------
+    ConfigError
+        ``RANK`` is set but not an integer >= 0.
+    """
+    dist = sys.modules.get("torch.distributed")
+    if dist is not None and dist.is_available() and dist.is_initialized():
+        return int(dist.get_rank())
+    env = os.environ if environ is None else environ
+    raw = env.get("RANK", "0")
+    try:
+        rank = int(raw)
+    except ValueError:
+        rank = -1
+    if rank < 0:
+        raise ConfigError(f"RANK must be an integer >= 0, got {raw!r}")
+    return rank
+
+
 # ===================================================================================================== groups
 #: Environment variable giving G (``num_generations``) to the module-level rewards (``trl grpo`` passes no G).
 NUM_GENERATIONS_ENV = "REASONSHAPE_NUM_GENERATIONS"
@@ -317,9 +382,14 @@ NUM_GENERATIONS_ENV = "REASONSHAPE_NUM_GENERATIONS"
 _PASS_G = ("pass get_reward_functions(..., num_generations=G) or RewardScorer(num_generations=G) (reasonshape train "
            f"does), or set {NUM_GENERATIONS_ENV}=G for the module-level rewards (trl grpo)")
 
-_BATCH_RULE = ("Rule: TRL gives each process per_device_train_batch_size * steps_per_generation (default "
-               "gradient_accumulation_steps) consecutive completions, so that product must be a multiple of "
-               "num_generations.")
+#: The completions TRL gives each process per generation, in the fields a user sets (``GRPOConfig.__post_init__``
+#: sets ``steps_per_generation`` to ``gradient_accumulation_steps`` when neither it nor ``generation_batch_size`` is
+#: given). The batch-size errors (here and in :mod:`reasonshape.training.train`) state their rules with it.
+PER_PROCESS_BATCH = "per_device_train_batch_size * steps_per_generation (default gradient_accumulation_steps)"
+
+#: The batch-size rule of a judged reward (every reward call holds whole groups), as the errors state it.
+BATCH_RULE = (f"TRL gives each process {PER_PROCESS_BATCH} consecutive completions, so that product must be a "
+              "multiple of num_generations")
 
 
 def num_generations_from_env(environ: Mapping[str, str] | None = None) -> int | None:
@@ -397,7 +467,8 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
     if num_generations is None and len(set(lengths)) > 1:
         raise ConfigError(
             f"self-preference cannot infer num_generations (G) from this batch: its runs of equal prompts have "
-            f"lengths {lengths}, so a group may be split (or a prompt repeated). To give G, {_PASS_G}. {_BATCH_RULE}"
+            f"lengths {lengths}, so a group may be split (or a prompt repeated). To give G, {_PASS_G}. "
+            f"Rule: {BATCH_RULE}."
         )
     g = num_generations if num_generations is not None else lengths[0]
     if g < 2 or any(n % g for n in lengths):
@@ -405,7 +476,7 @@ def find_groups(prompts: Sequence[Any], num_generations: int | None = None) -> l
             "self-preference needs whole groups in every reward call: each process must receive all "
             f"num_generations completions of a prompt, got runs of equal prompts of lengths {lengths}"
             + (f" with num_generations={num_generations}" if num_generations is not None else "")
-            + f". {_BATCH_RULE}"
+            + f". Rule: {BATCH_RULE}."
         )
     return [(a + k * g, a + (k + 1) * g) for a, b in runs for k in range((b - a) // g)]
 
@@ -695,7 +766,7 @@ class RewardScorer:
                 canon = {id(b.completions[i]): (b.scores[i].canonical_answer if b.scores[i].parsed else None)
                          for i in range(b.n)}
                 groups = [Group(_judge_prompt_text(b.prompts[a]), b.completions[a:z]) for a, z in b.groups]
-                seed = s.seed + (b.step or 0)
+                seed = s.step_seed(b.step or 0, process_rank())
                 b.su = score_groups(groups, judge, m=s.trials, seed=seed, model=s.pair_model, C=s.C,
                                     aggregation=s.aggregation, damping=s.damping,
                                     canonicalize=lambda c: canon.get(id(c)))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reasonshape.envs import get
-from reasonshape.envs.answer import answer_only_in_reasoning, extract_answer_block
+from reasonshape.envs.answer import read_answer_block
 from reasonshape.envs.base import ClaimLabel, Instance, Puzzle, check_instance
 from reasonshape.envs.registry import as_puzzle
 from reasonshape.errors import AnswerParseError, ConfigError, GameIdError, UnknownPuzzleError
@@ -170,8 +170,8 @@ def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, 
     """The body of :func:`score_completion` (same arguments; ``t0`` is its start time)."""
     text = trace_text(completion)
     game_id = puzzle.format_game_id(instance)
-    has_block = extract_answer_block(text) is not None if text else False
-    in_reasoning = not has_block and answer_only_in_reasoning(text)
+    block, in_reasoning = read_answer_block(text) if text else (None, False)
+    has_block = block is not None
     parsed = correct = False
     parse_error = source = canonical = None
     violations: tuple[str, ...] = ()

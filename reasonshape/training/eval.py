@@ -754,24 +754,34 @@ class EvalConfig:
     def fingerprint(self) -> dict[str, Any]:
         """The settings a resumed run must share with the run that started ``results.jsonl``.
 
-        A model loaded from a local directory (not through ``base_url``) adds ``checkpoint``, the directory's
+        A model loaded from a local directory (not through ``base_url``) adds ``checkpoint``, and a judge loaded from
+        one (``judge_model`` without ``judge_base_url``) adds ``judge_checkpoint``: the directory's
         :func:`~reasonshape.training.backends.checkpoint_identity` (names, sizes and modification times of
-        ``config.json`` and the weight files): a checkpoint replaced at the same path is another model. A stored
-        fingerprint without it (written before it existed) resumes: see :data:`_UNKNOWN_WHEN_MISSING`.
+        ``config.json`` and the weight files), since a checkpoint replaced at the same path is another model. A stored
+        fingerprint without them (written before they existed) resumes: see :data:`_UNKNOWN_WHEN_MISSING`.
         """
-        from reasonshape.training.backends import checkpoint_identity
-
         su = {"su": self.su, "su_trials": self.su_trials, "judge_model": self.judge_model,
               "llm_extraction": self.llm_extraction}
+        judge_checkpoint = _local_identity(self.judge_model, self.judge_backend)
+        if judge_checkpoint is not None:
+            su["judge_checkpoint"] = judge_checkpoint
         if self.mode == "sample":
             fp = {"mode": "sample", "model": self.model_name or self.model, "k": self.k,
                   "temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
                   "system_prompt": self.system_prompt, "chat_template_kwargs": self.chat_template_kwargs, **su}
-            checkpoint = checkpoint_identity(self.model) if self.backend != "openai" else None
+            checkpoint = _local_identity(self.model, self.backend)
             if checkpoint is not None:
                 fp["checkpoint"] = checkpoint
             return fp
         return {"mode": "traces", "traces": str(Path(self.traces).resolve()) if self.traces else "embedded", **su}
+
+
+def _local_identity(model: str | None, backend: str | None) -> str | None:
+    """:func:`~reasonshape.training.backends.checkpoint_identity` of a model the run loads itself (``None`` for a
+    served one, ``backend == "openai"``, and for no model)."""
+    from reasonshape.training.backends import checkpoint_identity
+
+    return None if model is None or backend == "openai" else checkpoint_identity(model)
 
 
 # ===================================================================================================== the run
@@ -1391,9 +1401,12 @@ def _has_records(path: Path) -> bool:
         return False
 
 
-#: Fingerprint entries that only one side may have: unknown there, not a change (``checkpoint`` is not stored by
-#: runs made before it was added, nor for a hub id or a served model).
-_UNKNOWN_WHEN_MISSING = frozenset({"checkpoint"})
+#: Fingerprint entries holding a local checkpoint's identity: entry -> (the option giving its path, what it is).
+_CHECKPOINT_ENTRIES = {"checkpoint": ("model", "checkpoint"), "judge_checkpoint": ("judge_model", "judge checkpoint")}
+
+#: Fingerprint entries that only one side may have: unknown there, not a change (a checkpoint identity is not stored
+#: by runs made before it was added, nor for a hub id or a served model).
+_UNKNOWN_WHEN_MISSING = frozenset(_CHECKPOINT_ENTRIES)
 
 
 def _fingerprint_diff(old: Any, new: Mapping[str, Any]) -> str:
@@ -1407,12 +1420,14 @@ def _fingerprint_diff(old: Any, new: Mapping[str, Any]) -> str:
 
 
 def _settings_changed(out: Path, cfg: EvalConfig, old: Any, new: Mapping[str, Any], diff: str) -> str:
-    """The refusal to resume ``out`` with other settings (``diff``: :func:`_fingerprint_diff`); a checkpoint
-    replaced at the same path is said in those words."""
-    if (isinstance(old, Mapping) and old.get("model") == new.get("model") and "checkpoint" in old
-            and "checkpoint" in new and old["checkpoint"] != new["checkpoint"]):
-        return (f"out directory {str(out)!r} holds results of another checkpoint: the checkpoint at {cfg.model!r} "
-                f"changed since those results were written ({diff}); use another --out for this checkpoint")
+    """The refusal to resume ``out`` with other settings (``diff``: :func:`_fingerprint_diff`); a checkpoint (the
+    policy's or the judge's) replaced at the same path is said in those words."""
+    for entry, (option, what) in _CHECKPOINT_ENTRIES.items():
+        if (isinstance(old, Mapping) and old.get(option) == new.get(option) and entry in old and entry in new
+                and old[entry] != new[entry]):
+            return (f"out directory {str(out)!r} holds results of another {what}: the {what} at "
+                    f"{getattr(cfg, option)!r} changed since those results were written ({diff}); use another --out "
+                    f"for this {what}")
     return (f"out directory {str(out)!r} holds a run with other settings ({diff}); use a new --out or the same "
             "settings to resume")
 

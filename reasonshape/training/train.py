@@ -24,7 +24,6 @@ import argparse
 import json
 import logging
 import math
-import os
 import re
 import sys
 import time
@@ -311,8 +310,8 @@ def parse_train_args(argv: list[str] | None = None):
         An unknown field in the config file or the options, before any value is checked ("unknown field dataset_sise
         (did you mean dataset_size?) in config file x.yaml"); an invalid field value (also TRL's ``ValueError`` for
         its own fields, re-raised as ConfigError; its generation-batch rule restated as "per_device_train_batch_size
-        x steps_per_generation x processes must be a multiple of num_generations"), or a config file that cannot be
-        read.
+        * steps_per_generation (...) * processes must be a multiple of num_generations", in the wording of
+        :data:`reasonshape.rewards.functions.PER_PROCESS_BATCH`), or a config file that cannot be read.
     """
     parser = make_parser()
     argv = list(argv or [])
@@ -331,34 +330,37 @@ def _check_known_fields(parser: Any, argv: list[str]) -> None:
     """Raise ConfigError "unknown field dataset_sise in config file x.yaml (did you mean dataset_size?)" for each
     key of the ``--config`` file and each ``--option`` of ``argv`` that no dataclass field takes, with the closest
     field name (difflib over ReasonshapeArguments, GRPOConfig and ModelConfig). TRL's parser rejects them too,
-    in its own words and only after every value was validated."""
+    in its own words and only after every value was validated.
+
+    Public interfaces only: a config key must be the name of a dataclass field (``dataclasses.fields`` of the
+    parser's ``dataclass_types``: HfArgumentParser gives each init field one option whose dest is its name), and an
+    unknown option is one that ``parse_known_args`` leaves over (it knows the ``--field-name`` and
+    ``--no_<bool field>`` aliases). That converts the known options' values as it goes, so a malformed one
+    (``--max_steps abc``) raises the parser's ConfigError first; the dataclasses' own checks come later.
+    """
     import difflib
 
     import yaml
 
-    options = parser._option_string_actions  # --field, --field-name aliases and --no_<bool field>
+    names = [f.name for dc in parser.dataclass_types for f in fields(dc) if f.init]
     found: list[tuple[str, str]] = []  # (name, where)
-    if "--config" in argv[:-1]:
-        config = argv[argv.index("--config") + 1]
+    args = list(argv)
+    if "--config" in args:  # TRL's parse_args_and_config takes it (and the path after it) out the same way
+        i = args.index("--config")
+        config = args[i + 1] if i + 1 < len(args) else None
+        del args[i:i + 2]
         try:
             with open(config) as f:
                 keys = yaml.safe_load(f)
-        except (OSError, yaml.YAMLError):
+        except (OSError, TypeError, yaml.YAMLError):  # TypeError: no path after --config
             keys = None  # TRL's parser says what is wrong with the file
         if isinstance(keys, dict):
-            dests = {a.dest for a in parser._actions}
-            found += [(str(k), f"config file {config}") for k in keys if k != "env" and k not in dests]
-    skip_next = False
-    for a in argv:
-        if skip_next:
-            skip_next = False
-        elif a == "--config":
-            skip_next = True
-        elif a.startswith("--") and a.partition("=")[0] not in options:
-            found.append((a[2:].partition("=")[0], "the command-line options"))
+            known = set(names)
+            found += [(str(k), f"config file {config}") for k in keys if k != "env" and k not in known]
+    _, unknown = parser.parse_known_args(args)
+    found += [(a[2:].partition("=")[0], "the command-line options") for a in unknown if a.startswith("--")]
     if not found:
         return
-    names = [f.name for dc in parser.dataclass_types for f in fields(dc) if f.init]
     parts = []
     for name, where in found:
         close = difflib.get_close_matches(name.replace("-", "_"), names, n=1)
@@ -373,12 +375,14 @@ _TRL_GENERATION_BATCH = re.compile(r"generation_batch_size \((\d+)\) must be div
 def _trl_error(e: Exception) -> ConfigError:
     """TRL's error as a one-line ConfigError; its generation-batch rule restated in the fields a user sets
     (``generation_batch_size`` is derived, not set, in reasonshape's configs)."""
+    from reasonshape.rewards.functions import PER_PROCESS_BATCH
+
     m = _TRL_GENERATION_BATCH.search(str(e))
     if m is None:
         return ConfigError(str(e))
     return ConfigError(
-        "per_device_train_batch_size x steps_per_generation (default gradient_accumulation_steps) x processes must be "
-        f"a multiple of num_generations (each prompt's {m[2]} completions are generated in one batch), got "
+        f"{PER_PROCESS_BATCH} * processes must be a multiple of num_generations (each prompt's {m[2]} completions "
+        f"are generated in one batch), got "
         f"{m[1]} (generation_batch_size) and num_generations={m[2]}: raise per_device_train_batch_size or "
         "gradient_accumulation_steps (steps_per_generation or generation_batch_size where you set one), or lower "
         "num_generations")
@@ -491,17 +495,16 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
         raise ConfigError(f"reward_weights must have one weight per reward in reward_funcs {rs.reward_funcs}, got "
                           f"{list(grpo.reward_weights)}")
     if rs.uses_judge:
+        from reasonshape.rewards.functions import BATCH_RULE
+
         n_proc = int(getattr(grpo, "world_size", 1) or 1)
-        # GRPOConfig.__post_init__ sets steps_per_generation (gradient_accumulation_steps when neither it nor
-        # generation_batch_size is given); TRL's sampler then hands each process per_device_train_batch_size *
-        # steps_per_generation consecutive completions
+        # the per-process batch of BATCH_RULE (steps_per_generation as GRPOConfig.__post_init__ set it)
         spg = int(getattr(grpo, "steps_per_generation", None) or grpo.gradient_accumulation_steps or 1)
         if n_proc > 1 and (grpo.per_device_train_batch_size * spg) % grpo.num_generations:
             raise ConfigError(
-                "per_device_train_batch_size * steps_per_generation (default gradient_accumulation_steps) must be a "
-                "multiple of num_generations when self-preference is used on several processes (TRL gives each "
-                "process that many consecutive completions, which must hold whole groups), got "
-                f"per_device_train_batch_size={grpo.per_device_train_batch_size}, steps_per_generation={spg}, "
+                f"self-preference on several processes needs whole groups in each process's reward call: "
+                f"{BATCH_RULE}; got per_device_train_batch_size={grpo.per_device_train_batch_size}, "
+                f"steps_per_generation={spg}, "
                 f"num_generations={grpo.num_generations}, processes={n_proc}")
         if rs.judge == "vllm_server" and not (grpo.use_vllm and grpo.vllm_mode == "server"):
             raise ConfigError(f"judge must not be 'vllm_server' without use_vllm=True and vllm_mode='server', got "
@@ -770,6 +773,9 @@ def _override_args(sets: list[str] | None) -> list[str]:
         return []
     import yaml
 
+    # argparse has no public way to get the action behind an option string, i.e. its dest (the field, also for the
+    # --field-name alias) and nargs ("+" where HfArgumentParser reads a list type in the field's annotation);
+    # recomputing them from dataclasses.fields would restate transformers' rules here, so the parser is asked
     options = make_parser()._option_string_actions
     out: list[str] = []
     seen: dict[str, str] = {}
@@ -883,7 +889,9 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
             print(f"[ablate] {stem}: failed: {type(e).__name__}: {e}", file=sys.stderr)
             rows.append((stem, f"failed: {type(e).__name__}: {e}", {}))  # one line in the table: comparison_table
     path = root / COMPARISON_FILE
-    if int(os.environ.get("RANK", "0")) == 0:  # under `accelerate launch`, one rank writes the table
+    from reasonshape.rewards.functions import process_rank
+
+    if process_rank() == 0:  # under `accelerate launch`, one rank writes the table
         path.write_text(comparison_table(rows))
     return path
 

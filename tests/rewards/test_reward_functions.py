@@ -14,6 +14,7 @@ import pickle
 import warnings
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -89,10 +90,12 @@ class AnswerJudge(GenerationBackend):
         self.fail = fail
         self.calls = 0
         self.prompts = 0
+        self.seeds = []
 
     def _generate(self, prompts, *, n, temperature, top_p, max_tokens, seed, logprobs):
         self.calls += 1
         self.prompts += len(prompts)
+        self.seeds.append(seed)
         if self.fail:
             raise BackendError("judge endpoint down")
         out = []
@@ -526,6 +529,52 @@ class TestSelfPreferenceReward:
         with pytest.warns(RewardWarning):
             got = call(f, [block(CORRECT), block(WRONG)], prompts=["p", "p"])
         assert got == pytest.approx([1.1, 0.1])
+
+    def _judge_seed(self, seed, step, monkeypatch, rank="0"):
+        monkeypatch.setenv("RANK", rank)
+        judge = AnswerJudge()
+        rs = RewardScorer(judge=JudgeSettings(kind="policy", trials=2, logprobs=None, seed=seed), num_generations=3)
+        rs.bind_judge_backend(judge)
+        call(get_self_preference_reward(rs), [block(CORRECT), block(WRONG), block(WRONG)], prompts=["p"] * 3,
+             trainer_state=SimpleNamespace(global_step=step))
+        assert len(judge.seeds) == 1
+        return judge.seeds[0]
+
+    def test_judge_seed_differs_per_seed_step_and_rank_and_is_reproducible(self, monkeypatch):
+        # `seed + step` made step s + 1 of a run seeded 0 judge with the seed of step s of a run seeded 1, and gave
+        # every process the same seed at a step
+        base = self._judge_seed(0, 1, monkeypatch)
+        assert base == self._judge_seed(0, 1, monkeypatch)  # deterministic
+        assert base != self._judge_seed(1, 0, monkeypatch)
+        assert base != self._judge_seed(0, 1, monkeypatch, rank="1")
+        assert base != self._judge_seed(0, 2, monkeypatch)
+
+    def test_step_seed_is_distinct_over_a_grid_and_leaves_headroom(self):
+        seeds = {(sd, st, r): JudgeSettings(seed=sd).step_seed(st, r)
+                 for sd in range(4) for st in range(50) for r in range(8)}
+        assert len(set(seeds.values())) == len(seeds)
+        # the backends add the prompt index; vLLM's server takes a signed 64-bit seed
+        assert all(0 <= v < 2**62 for v in seeds.values())
+        # numpy's documented child-stream derivation, so the value is stable across numpy versions
+        expected = int(np.random.SeedSequence(3, spawn_key=(7, 2)).generate_state(1, dtype=np.uint64)[0]) >> 2
+        assert seeds[(3, 7, 2)] == expected
+
+    @pytest.mark.parametrize("kw, match", [({"seed": -1}, "seed must be an integer >= 0"),
+                                           ({"seed": 1.5}, "seed must be an integer >= 0")])
+    def test_judge_seed_must_be_a_non_negative_int(self, kw, match):
+        with pytest.raises(ConfigError, match=match):
+            JudgeSettings(**kw)
+        with pytest.raises(ConfigError, match="step must be an integer >= 0"):
+            JudgeSettings().step_seed(-1, 0)
+        with pytest.raises(ConfigError, match="rank must be an integer >= 0"):
+            JudgeSettings().step_seed(0, True)
+
+    def test_process_rank_reads_rank_from_the_environment(self):
+        assert F.process_rank({}) == 0
+        assert F.process_rank({"RANK": "3"}) == 3
+        for bad in ("x", "-1"):
+            with pytest.raises(ConfigError, match="RANK must be an integer >= 0"):
+                F.process_rank({"RANK": bad})
 
     def test_judge_settings_validation_and_env(self):
         with pytest.raises(ConfigError, match="base_url and model"):

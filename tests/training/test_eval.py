@@ -381,6 +381,42 @@ class TestCheckpointIdentity:
         assert "checkpoint" not in EvalConfig(model=str(model), base_url="http://127.0.0.1:1/v1").fingerprint()
         assert "checkpoint" not in EvalConfig(model=str(tmp_path)).fingerprint()  # no config.json, no weights
 
+    def _judged(self, tmp_path: Path, judge: Path) -> EvalConfig:
+        return EvalConfig(out=str(tmp_path / "o"), traces=str(_handmade_traces(tmp_path)), judge_model=str(judge),
+                          su_trials=2, progress=False, report=False)
+
+    def test_a_replaced_judge_checkpoint_is_refused(self, tmp_path):
+        judge = self._checkpoint(tmp_path / "judge", b"old judge")
+        first = run_eval(self._judged(tmp_path, judge), judge=_ScriptedJudge("Verdict: A"))
+        n = first.n_records
+        assert n > 0 and first.meta["fingerprint"]["judge_checkpoint"].startswith("2 files, ")
+        assert run_eval(self._judged(tmp_path, judge), judge=_ScriptedJudge("Verdict: A")).n_new == 0  # resumes
+        self._checkpoint(judge, b"judge retrained at the same path")
+        with pytest.raises(ConfigError, match=f"the judge checkpoint at {str(judge)!r} changed since those results "
+                                              "were written .*judge_checkpoint.*use another --out") as e:
+            run_eval(self._judged(tmp_path, judge), judge=_ScriptedJudge("Verdict: A"))
+        assert "\n" not in str(e.value)
+        assert len(_read(tmp_path / "o" / "results.jsonl")) == n
+
+    def test_results_written_before_the_judge_identity_existed_still_resume(self, tmp_path):
+        judge = self._checkpoint(tmp_path / "judge", b"judge")
+        run_eval(self._judged(tmp_path, judge), judge=_ScriptedJudge("Verdict: A"))
+        meta_path = tmp_path / "o" / "run_meta.json"
+        meta = json.loads(meta_path.read_text())
+        del meta["fingerprint"]["judge_checkpoint"]  # as an earlier version wrote it
+        meta_path.write_text(json.dumps(meta))
+        again = run_eval(self._judged(tmp_path, judge), judge=_ScriptedJudge("Verdict: A"))
+        assert again.n_new == 0 and "judge_checkpoint" in again.meta["fingerprint"]
+
+    def test_only_a_local_judge_directory_has_an_identity(self, tmp_path):
+        judge = self._checkpoint(tmp_path / "judge", b"judge")
+        assert "judge_checkpoint" in EvalConfig(traces="t.jsonl", judge_model=str(judge)).fingerprint()
+        assert "judge_checkpoint" in EvalConfig(model="m", judge_model=str(judge)).fingerprint()
+        assert "judge_checkpoint" not in EvalConfig(traces="t.jsonl", judge_model="Qwen/Qwen3-8B").fingerprint()
+        assert "judge_checkpoint" not in EvalConfig(traces="t.jsonl", judge_model=str(judge),
+                                                    judge_base_url="http://127.0.0.1:1/v1").fingerprint()
+        assert "judge_checkpoint" not in EvalConfig(traces="t.jsonl").fingerprint()
+
 
 class _ScriptedJudge:
     """A judge backend whose every reply is ``text`` (no readable verdict for ``"lorem ipsum"``)."""

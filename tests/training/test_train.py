@@ -148,9 +148,24 @@ class TestParsing:
         with pytest.raises(ConfigError) as e:
             T.parse_train_args(["--config", str(SMOKE), "--per_device_train_batch_size", bs, "--num_generations", g])
         msg = str(e.value)
-        assert msg.startswith("per_device_train_batch_size x steps_per_generation (default "
-                              "gradient_accumulation_steps) x processes must be a multiple of num_generations")
+        assert msg.startswith("per_device_train_batch_size * steps_per_generation (default "
+                              "gradient_accumulation_steps) * processes must be a multiple of num_generations")
         assert f"got {product} (generation_batch_size) and num_generations={g}" in msg and "\n" not in msg
+
+    def test_the_batch_errors_share_one_wording_of_the_rule(self):
+        from reasonshape.rewards.functions import BATCH_RULE, PER_PROCESS_BATCH, find_groups
+
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE)])
+        grpo.per_device_train_batch_size = 6
+        with pytest.raises(ConfigError) as per_process:
+            T.check_compatible(rs, self._two_processes(grpo), model)
+        with pytest.raises(ConfigError) as trl:
+            T.parse_train_args(["--config", str(SMOKE), "--per_device_train_batch_size", "2"])
+        with pytest.raises(ConfigError) as reward_call:
+            find_groups(["p", "p", "q"], 2)
+        assert BATCH_RULE in str(per_process.value) and BATCH_RULE in str(reward_call.value)
+        assert str(trl.value).startswith(f"{PER_PROCESS_BATCH} * processes must be a multiple of num_generations")
+        assert BATCH_RULE.startswith(f"TRL gives each process {PER_PROCESS_BATCH} consecutive completions")
 
     def test_vllm_server_judge_url(self):
         rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--judge", "auto", "--use_vllm", "true",
@@ -396,6 +411,23 @@ class TestCli:
             T.parse_train_args(["--config", str(cfg)])
         assert str(e.value) == (f"unknown field dataset_sise (did you mean dataset_size?) in config file {cfg} "
                                 "('reasonshape train --help' lists every field)")
+
+    def test_a_config_key_must_be_a_field_not_an_argparse_dest(self, tmp_path):
+        # argparse's own --help action has the dest "help": TRL would set that action's default from the key
+        cfg = tmp_path / "x.yaml"
+        cfg.write_text("help: 1\n" + SMOKE.read_text())
+        with pytest.raises(ConfigError, match=f"^unknown field help in config file {cfg} "):
+            T.parse_train_args(["--config", str(cfg)])
+
+    @pytest.mark.parametrize("argv, field, want", [
+        (["--dataset-size", "5"], "dataset_size", 5),  # HfArgumentParser's dashed alias
+        (["--max_steps=2"], "max_steps", 2),
+        (["--use_vllm"], "use_vllm", True),  # a bool field's bare flag
+        (["--no_eta_only_correct"], "eta_only_correct", False),  # the complement of a bool field that defaults to True
+    ])
+    def test_option_aliases_are_known_fields(self, argv, field, want):
+        parsed = T.parse_train_args(["--config", str(SMOKE), "--judge", "policy", *argv])
+        assert any(getattr(a, field, None) == want for a in parsed)
 
     @pytest.mark.parametrize("argv, want", [
         (["--max_step", "3"], "unknown field max_step (did you mean max_steps?) in the command-line options"),
