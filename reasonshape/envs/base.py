@@ -583,8 +583,17 @@ class Puzzle(ABC):
         up to ``CLAIM_SOLUTION_LIMIT`` solutions are enumerated; past that, a claim that differs among the
         solutions seen is unverifiable and one constant over them is judged on them (documented limit).
 
+        The claim is validated first (:meth:`_validate_claim`), so an invalid claim raises on every instance, also
+        on one without a solution, where a valid claim is ``unverifiable``.
+
         Source: paper A §B step 4 (labels); the non-unique rule is a reasonshape choice.
+
+        Raises
+        ------
+        ClaimError
+            A claim outside the puzzle's vocabulary (see the puzzle's :meth:`claim_holds`), for either polarity.
         """
+        self._validate_claim(instance, claim)
         sols = self.solve(instance, self.CLAIM_SOLUTION_LIMIT).solutions
         if not sols:
             return ClaimLabel.UNVERIFIABLE
@@ -599,6 +608,20 @@ class Puzzle(ABC):
         return ClaimLabel.CORRECT if seen == {True} else ClaimLabel.WRONG
 
     # ----------------------------------------------------------------- helpers for subclasses
+    def _validate_claim(self, instance: Instance, claim: Claim) -> None:
+        """Raise :class:`ClaimError` when ``claim`` is outside this puzzle's vocabulary, without a solution.
+
+        Puzzles that validate in a helper of this name override it. The default runs :meth:`claim_holds` on
+        :data:`_UNREAD_SOLUTION`, a stand-in that raises :class:`_SolutionRead` as soon as it is read: every
+        ``claim_holds`` validates the claim before it reads the solution (the 21 puzzles do, and
+        ``tests/envs/test_protocol.py`` checks it), so a :class:`ClaimError` is the claim's own, and reaching the
+        solution (or a static claim's verdict) means the claim is valid. Source: reasonshape choice.
+        """
+        try:
+            self.claim_holds(instance, _UNREAD_SOLUTION, claim)
+        except _SolutionRead:
+            pass
+
     def _check_cell(self, instance: Instance, cell: Sequence[int], rows: int, cols: int) -> None:
         r, c = cell
         if not (1 <= r <= rows and 1 <= c <= cols):
@@ -629,6 +652,28 @@ class Puzzle(ABC):
         from reasonshape.envs import registry
 
         return (registry.get, (self.name,))
+
+
+class _SolutionRead(Exception):
+    """Raised by :data:`_UNREAD_SOLUTION` when read: the claim passed validation (see
+    :meth:`Puzzle._validate_claim`)."""
+
+
+class _UnreadSolution:
+    """A solution stand-in that raises :class:`_SolutionRead` on any read (index, iteration, length, membership,
+    attribute), for :meth:`Puzzle._validate_claim`."""
+
+    def _read(self, *args: Any) -> Any:
+        raise _SolutionRead
+
+    __getitem__ = __iter__ = __len__ = __contains__ = __eq__ = __bool__ = _read
+    __hash__ = None
+
+    def __getattr__(self, name: str) -> Any:
+        raise _SolutionRead
+
+
+_UNREAD_SOLUTION = _UnreadSolution()
 
 
 #: The public :class:`Puzzle` methods that take an instance -> the position of ``instance`` among their arguments

@@ -193,6 +193,27 @@ def test_every_claim_kind_refuses_junk_values(name):
                     pytest.fail(f"{name}: {junk} was labelled {p.verify_claim(inst, junk)}")
 
 
+@pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
+def test_claims_are_validated_on_an_instance_without_a_solution(name, monkeypatch):
+    # verify_claim returned "unverifiable" for an instance without a solution before looking at the claim, so junk
+    # was labelled there; now the claim is validated first: every kind's real claim is unverifiable, junk raises.
+    from reasonshape.envs.base import SolveResult
+
+    p = envs.get(name)
+    inst = p.parse_game_id(next(r for r in DEV if r["puzzle"] == name)["game_id"])
+    samples = _kind_samples(p, inst, name)
+    monkeypatch.setattr(p, "solve", lambda instance, max_solutions=2: SolveResult((), True))
+    own_rule = "verify_claim" in type(p).__dict__  # solo, unequal: exact CP-SAT labels, not read from solve()
+    for kind, claim in samples.items():
+        if not own_rule:
+            assert p.verify_claim(inst, claim) is ClaimLabel.UNVERIFIABLE, claim
+        junk = Claim(kind, claim.cells, None if claim.value is not None else 0, claim.positive)
+        with pytest.raises(ClaimError):
+            p.verify_claim(inst, junk)
+        with pytest.raises(ClaimError):
+            p.verify_claim(inst, Claim("no-such-kind", claim.cells, claim.value))
+
+
 #: Count items at the edge of what the grid allows, as (kind, anchor, value at the bound, value past it) given the
 #: instance's (w, h): a line of w cells holds at most w of anything.
 _COUNT_BOUNDS = {
