@@ -639,6 +639,20 @@ class Puzzle(ABC):
             raise ClaimError(f"{self.name}: {claim.kind} claims need {what} {span}, got {claim.value!r}")
         return int(v)
 
+    def _claim_line(self, claim: Claim, rows: int, cols: int, *, row: bool) -> int:
+        """The 1-based line a row or column claim names through its one anchor cell, ``(r, 1)`` for row ``r`` and
+        ``(1, c)`` for column ``c`` (``row`` says which), the form its puzzle builds and reads. Raises
+        :class:`ClaimError` for another number of cells, an anchor off the ``rows x cols`` grid, or one outside
+        column 1 (row claims) / row 1 (column claims): its other coordinate would otherwise be ignored."""
+        if len(claim.cells) != 1:
+            raise ClaimError(f"{self.name}: a {claim.kind} claim names one anchor cell, got {claim.cells}")
+        self._check_cell(None, claim.cells[0], rows, cols)
+        r, c = claim.cells[0]
+        if (c if row else r) != 1:
+            where = "(r, 1) in column 1 for row r" if row else "(1, c) in row 1 for column c"
+            raise ClaimError(f"{self.name}: a {claim.kind} claim is anchored at {where}, got {claim.cells}")
+        return r if row else c
+
     def _claim_no_value(self, claim: Claim) -> None:
         """Raise :class:`ClaimError` unless ``claim.value`` is ``None`` (kinds that assert no value)."""
         if claim.value is not None:

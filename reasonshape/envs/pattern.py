@@ -430,9 +430,10 @@ class Pattern(Puzzle):
         Raises
         ------
         ClaimError
-            Unknown kind, a cell off the grid, a value outside ``#``/``.``, or a clue value that is not a tuple of
-            integer run lengths >= 1 that fit the line (``()`` is the empty clue; ``(0,)``, ``(9,)`` in a row of 8
-            cells are refused); for either polarity.
+            Unknown kind, a cell off the grid, a value outside ``#``/``.``, a clue claim not anchored at ``(r, 1)``
+            (rows) / ``(1, c)`` (columns), or a clue value that is not a tuple of integer run lengths >= 1 that fit
+            the line (``()`` is the empty clue; ``(0,)``, ``(9,)`` in a row of 8 cells are refused); for either
+            polarity.
         """
         p: PatternParams = instance.params
         d: PatternData = instance.data
@@ -444,6 +445,7 @@ class Pattern(Puzzle):
             if claim.value not in ("#", "."):
                 raise ClaimError(f"pattern: a cell is '#' (filled) or '.' (empty), got {claim.value!r}")
             return (solution[r - 1][c - 1] == claim.value) == claim.positive
+        self._claim_line(claim, p.h, p.w, row=claim.kind == "row_clue")
         v, line = claim.value, p.w if claim.kind == "row_clue" else p.h
         if not (isinstance(v, tuple) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in v)
                 and sum(v) + len(v) - 1 <= line):  # the runs and the gaps between them fit the line

@@ -502,9 +502,7 @@ class Tents(Puzzle):
             if claim.value not in _SYMBOLS:
                 raise ClaimError(f"tents: value claims take T, . or Y, got {claim.value!r}")
         else:
-            r, c = claim.cells[0]
-            if (claim.kind == "row_count" and c != 1) or (claim.kind == "column_count" and r != 1):
-                raise ClaimError(f"tents: a {claim.kind} claim is anchored at column 1 / row 1, got {claim.cells}")
+            self._claim_line(claim, h, w, row=claim.kind == "row_count")
             # a row holds w cells, a column h: no line holds more tents
             self._claim_number(claim, 0, w if claim.kind == "row_count" else h, "a count")
 

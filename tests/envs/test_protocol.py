@@ -236,6 +236,38 @@ def test_counts_are_bounded_by_the_grid(name):
                 p.verify_claim(inst, Claim(kind, cells, past, positive))
 
 
+#: Claim kinds that name a row or a column through one anchor cell, (r, 1) / (1, c): kind -> True for rows.
+_LINE_KINDS = {"tents": {"row_count": True, "column_count": False},
+               "magnets": {"row_count": True, "col_count": False},
+               "tracks": {"row_count": True, "col_count": False},
+               "pattern": {"row_clue": True, "column_clue": False}}
+
+
+@pytest.mark.parametrize("name", sorted(_LINE_KINDS))
+def test_line_claims_need_their_anchor(name):
+    # Row / column claims read only the anchor's row (column); magnets, tracks and pattern ignored the other
+    # coordinate, so "row 2" anchored at (2, 5) was labelled like (2, 1), and magnets read only the first of several
+    # cells. An anchor off column 1 (row 1), off the grid, or more than one cell is a ClaimError (tents already).
+    p = envs.get(name)
+    inst = p.parse_game_id(next(r for r in DEV if r["puzzle"] == name)["game_id"])
+    h, w = inst.params.h, inst.params.w
+    for kind, is_row in _LINE_KINDS[name].items():
+        claim = max(c for c in p.given_claims(inst) if c.kind == kind)  # the last row / column: k > 1
+        assert p.verify_claim(inst, claim) is ClaimLabel.CORRECT
+        (r, c), = claim.cells
+        k = r if is_row else c
+        assert k > 1 and (c if is_row else r) == 1
+        text = p.claim_text(claim)
+        assert [x for x, _, _ in p.parse_claim_text(inst, text)] == [claim], text  # extraction builds (k, 1)
+        off = (k, 2) if is_row else (2, k)
+        past = (k, w + 1) if is_row else (h + 1, k)
+        for cells in ((off,), ((k, 0),) if is_row else ((0, k),), (past,), (claim.cells[0], off), ()):
+            for positive in (True, False):
+                with pytest.raises(ClaimError):
+                    p.verify_claim(inst, Claim(kind, cells, claim.value, positive))
+                    pytest.fail(f"{name}: {Claim(kind, cells, claim.value, positive)} was labelled")
+
+
 # Puzzles without '.' among their answer symbols, and those with it (the 21 together).
 NO_DOT_PUZZLES = ("solo", "keen", "towers", "unequal", "dominosa", "singles", "unruly", "filling", "slant",
                   "signpost", "bridges")
