@@ -251,7 +251,7 @@ def read_int(text: str, i: int, what: str) -> tuple[int, int]:
     return int(text[i:j]), j
 
 
-def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
+def parse_wxh(text: str, max_side: int = 99, min_side: int = 1) -> tuple[int, int, int]:
     """Read the ``W[xH]`` prefix of a params string, as the collection's ``decode_params`` do.
 
     Parameters
@@ -260,6 +260,8 @@ def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
         A params string such as ``"7x7"``, ``"9x6"``, ``"5"`` or ``"7x7i30e10m2d1"``.
     max_side : int
         Largest accepted width or height (reasonshape choice: a bound against absurd IDs).
+    min_side : int
+        Smallest accepted width or height (the puzzle's ``validate_params`` minimum; at least 1).
 
     Returns
     -------
@@ -269,15 +271,25 @@ def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
     Raises
     ------
     GameIdError
-        No leading digits, no digits after ``x``, or a side outside ``1..max_side`` (with the position).
+        No leading digits, no digits after ``x``, or a side outside ``min_side..max_side``: the message names the
+        side ("a height between 4 and 99, got 0") and the position is that of its digits.
     """
     w, i = read_int(text, 0, "a width (decimal digits)")
+    check_side(text, 0, "width", w, min_side, max_side)
     h = w
     if i < len(text) and text[i] == "x":
-        h, i = read_int(text, i + 1, "a height (decimal digits) after 'x'")
-    if not (1 <= w <= max_side and 1 <= h <= max_side):
-        raise GameIdError(text, 0, f"width and height between 1 and {max_side}, got {w}x{h}")
+        h, j = read_int(text, i + 1, "a height (decimal digits) after 'x'")
+        check_side(text, i + 1, "height", h, min_side, max_side)
+        i = j
     return w, h, i
+
+
+def check_side(text: str, position: int, side: str, n: int, min_side: int, max_side: int = 99) -> None:
+    """Raise :class:`GameIdError` "a <side> between <min_side> and <max_side>, got <n>" at ``position`` (where the
+    side's digits start in ``text``) unless ``min_side <= n <= max_side``: the one side check of the params
+    parsers, through :func:`parse_wxh` or directly (lightup, whose height defaults to 7 rather than ``W``)."""
+    if not min_side <= n <= max_side:
+        raise GameIdError(text, position, f"a {side} between {min_side} and {max_side}, got {n}")
 
 
 def instance_rng(seed: int, puzzle: str, level: str, index: int = 0) -> random.Random:

@@ -216,7 +216,7 @@ class Magnets(Puzzle):
         """Parse ``"<w>x<h>[d<diff>][S]"`` or ``"<n>"``. Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '6x5dt'")
-        w, h, i = parse_wxh(text)
+        w, h, i = parse_wxh(text, min_side=2)
         diff, strip = "e", False
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
@@ -226,8 +226,6 @@ class Magnets(Puzzle):
             strip, i = True, i + 1
         if i != len(text):
             raise GameIdError(text, i, "'d<difficulty>', 'S' or the end of the params")
-        if w < 2 or h < 2:
-            raise GameIdError(text, 0, "width and height of at least two")
         if w * h > 4096:
             raise GameIdError(text, 0, "at most 4096 cells")
         if diff == "t" and w < 5 and h < 5:

@@ -170,11 +170,11 @@ class Tents(Puzzle):
         Raises
         ------
         GameIdError
-            Missing size, a side below 4, an unknown difficulty letter, or trailing characters.
+            Missing size, a side outside 4..99, an unknown difficulty letter, or trailing characters.
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
-        w, h, i = parse_wxh(text)
+        w, h, i = parse_wxh(text, min_side=4)
         n = len(text)
         diff = "e"
         if i < n:
@@ -185,8 +185,6 @@ class Tents(Puzzle):
             diff = text[i + 1]
             if i + 2 != n:
                 raise GameIdError(text, i + 2, "the end of the params")
-        if w < 4 or h < 4:
-            raise GameIdError(text, 0, f"width and height both at least 4, got {w}x{h}")
         return TentsParams(w, h, diff)
 
     def format_params(self, params: TentsParams, full: bool = True) -> str:

@@ -186,11 +186,11 @@ class Tracks(Puzzle):
         Raises
         ------
         GameIdError
-            Malformed text, a side below 4, or an unknown difficulty letter.
+            Malformed text, a side outside 4..99, or an unknown difficulty letter.
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
-        w, h, i = parse_wxh(text)
+        w, h, i = parse_wxh(text, min_side=4)
         diff, single = "t", True
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
@@ -200,8 +200,6 @@ class Tracks(Puzzle):
             single, i = False, i + 1
         if i != len(text):
             raise GameIdError(text, i, "end of params (format <W>x<H>d<e|t|h>[o])")
-        if w < 4 or h < 4:
-            raise GameIdError(text, 0, "width and height of at least 4")
         return TracksParams(w, h, diff, single)
 
     def format_params(self, params: TracksParams, full: bool = True) -> str:

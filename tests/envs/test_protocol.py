@@ -420,17 +420,20 @@ def test_parse_wxh():
     assert parse_wxh("9") == (9, 9, 1)
     assert parse_wxh("12x3dt") == (12, 3, 4)
     for bad, pos, what in (("", 0, "a width"), ("x5", 0, "a width"), ("5x", 2, "a height"), ("5xd", 2, "a height"),
-                           ("100x5", 0, "width and height between 1 and 99"),
-                           ("5x0", 0, "width and height between 1 and 99")):
+                           ("100x5", 0, "a width between 1 and 99, got 100"), ("0", 0, "a width between 1 and 99"),
+                           ("5x0", 2, "a height between 1 and 99, got 0")):
         with pytest.raises(GameIdError, match=f"at position {pos}: expected {what}"):
             parse_wxh(bad)
     assert parse_wxh("120x3", max_side=200) == (120, 3, 5)
+    assert parse_wxh("4x6", min_side=4) == (4, 6, 3)
+    with pytest.raises(GameIdError, match="at position 2: expected a height between 4 and 99, got 3"):
+        parse_wxh("4x3", min_side=4)
 
 
 # The puzzles whose params start with the collection's "W[xH]" (read by parse_wxh): a missing height after 'x'
 # and an absurd side are typed errors at the right position.
 WXH_PUZZLES = ("bridges", "filling", "loopy", "magnets", "net", "range", "signpost", "slant", "tents", "tracks",
-               "undead")
+               "undead", "pattern", "mosaic", "unruly", "singles")
 
 
 @pytest.mark.parametrize("name", WXH_PUZZLES)
@@ -441,5 +444,33 @@ def test_wxh_params_prefix(name):
     assert (p.parse_params(level).w, p.parse_params(level).h) == (w, h)
     with pytest.raises(GameIdError, match=f"at position {len(str(w)) + 1}: expected a height"):
         p.parse_params(f"{w}x" + level[i:])
-    with pytest.raises(GameIdError, match="at position 0: expected width and height between 1 and 99"):
+    with pytest.raises(GameIdError, match=f"at position {len(str(w)) + 1}: expected a height between [0-9]+ and"):
         p.parse_params(f"{w}x100" + level[i:])
+
+
+#: Every puzzle whose params start with "W[xH]" -> its (smallest, largest) side: the collection's validate_params
+#: minimum; the largest is reasonshape's bound against absurd IDs (99, singles 62).
+SIDES = {"bridges": (3, 99), "filling": (1, 99), "loopy": (3, 99), "magnets": (2, 99), "net": (1, 99),
+         "range": (1, 99), "signpost": (1, 99), "slant": (2, 99), "tents": (4, 99), "tracks": (4, 99),
+         "undead": (3, 99), "lightup": (2, 99), "pattern": (1, 99), "mosaic": (3, 99), "unruly": (6, 99),
+         "singles": (2, 62)}
+
+
+@pytest.mark.parametrize("name", sorted(SIDES))
+def test_each_side_is_bounded_and_named(name):
+    # Each side is checked on its own, the message names it and points at its digits: lightup had no upper bound;
+    # pattern, mosaic and unruly bounded the cell count (1x5000 passed); a side of 0 got parse_wxh's generic
+    # "width and height between 1 and 99, got 0x5" rather than the puzzle's own minimum.
+    p = envs.get(name)
+    lo, hi = SIDES[name]
+    level = p.LEVELS["easy"]
+    w, h, i = parse_wxh(level)
+    rest = level[i:]
+    hpos = len(str(w)) + 1
+    cases = [(f"{n}x{h}{rest}", 0, "width", n) for n in {0, lo - 1, hi + 1}]
+    cases += [(f"{w}x{n}{rest}", hpos, "height", n) for n in {0, lo - 1, hi + 1}]
+    for bad, pos, side, got in cases:
+        with pytest.raises(GameIdError, match=re.escape(f"at position {pos}: expected a {side} between {lo} and {hi}, "
+                                                        f"got {got}")):
+            p.parse_params(bad)
+    assert p.parse_params(level).w == w
