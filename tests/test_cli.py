@@ -71,8 +71,8 @@ def test_bad_options_are_one_line_errors(argv, message, capsys):
     assert capsys.readouterr().err.strip() == message
 
 
-@pytest.mark.parametrize("level,cause", [("extreme", "expected a width"), ("0x0de", "between 1 and 99, got 0x0"),
-                                         ("100x100de", "between 1 and 99, got 100x100")])
+@pytest.mark.parametrize("level,cause", [("extreme", "expected a width"), ("0x0de", "a width between 4 and 99, got 0"),
+                                         ("100x100de", "a width between 4 and 99, got 100")])
 def test_bad_level_is_a_one_line_error(level, cause, capsys):
     assert main(["puzzles", "generate", "tents", "--level", level]) == 2
     err = capsys.readouterr().err

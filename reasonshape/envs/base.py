@@ -269,7 +269,7 @@ def read_int(text: str, i: int, what: str) -> tuple[int, int]:
     return int(text[i:j]), j
 
 
-def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
+def parse_wxh(text: str, max_side: int = 99, min_side: int = 1) -> tuple[int, int, int]:
     """Read the ``W[xH]`` prefix of a params string, as the collection's ``decode_params`` do.
 
     Parameters
@@ -278,6 +278,8 @@ def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
         A params string such as ``"7x7"``, ``"9x6"``, ``"5"`` or ``"7x7i30e10m2d1"``.
     max_side : int
         Largest accepted width or height (reasonshape choice: a bound against absurd IDs).
+    min_side : int
+        Smallest accepted width or height (the puzzle's ``validate_params`` minimum; at least 1).
 
     Returns
     -------
@@ -287,14 +289,16 @@ def parse_wxh(text: str, max_side: int = 99) -> tuple[int, int, int]:
     Raises
     ------
     GameIdError
-        No leading digits, no digits after ``x``, or a side outside ``1..max_side`` (with the position).
+        No leading digits, no digits after ``x``, or a side outside ``min_side..max_side``: the message names the
+        side ("a height between 4 and 99, got 0") and the position is that of its digits.
     """
     w, i = read_int(text, 0, "a width (decimal digits)")
+    check_side(text, 0, "width", w, min_side, max_side)
     h = w
     if i < len(text) and text[i] == "x":
-        h, i = read_int(text, i + 1, "a height (decimal digits) after 'x'")
-    if not (1 <= w <= max_side and 1 <= h <= max_side):
-        raise GameIdError(text, 0, f"width and height between 1 and {max_side}, got {w}x{h}")
+        h, j = read_int(text, i + 1, "a height (decimal digits) after 'x'")
+        check_side(text, i + 1, "height", h, min_side, max_side)
+        i = j
     return w, h, i
 
 
@@ -338,6 +342,12 @@ def solve_move_items(puzzle: str, move: Any, prefix: str = "S") -> list[str]:
     if "" in items:
         raise bad_solve_move(puzzle, move, "an empty item between two ';'")
     return items
+def check_side(text: str, position: int, side: str, n: int, min_side: int, max_side: int = 99) -> None:
+    """Raise :class:`GameIdError` "a <side> between <min_side> and <max_side>, got <n>" at ``position`` (where the
+    side's digits start in ``text``) unless ``min_side <= n <= max_side``: the one side check of the params
+    parsers, through :func:`parse_wxh` or directly (lightup, whose height defaults to 7 rather than ``W``)."""
+    if not min_side <= n <= max_side:
+        raise GameIdError(text, position, f"a {side} between {min_side} and {max_side}, got {n}")
 
 
 def instance_rng(seed: int, puzzle: str, level: str, index: int = 0) -> random.Random:
@@ -664,8 +674,17 @@ class Puzzle(ABC):
         up to ``CLAIM_SOLUTION_LIMIT`` solutions are enumerated; past that, a claim that differs among the
         solutions seen is unverifiable and one constant over them is judged on them (documented limit).
 
+        The claim is validated first (:meth:`_validate_claim`), so an invalid claim raises on every instance, also
+        on one without a solution, where a valid claim is ``unverifiable``.
+
         Source: paper A §B step 4 (labels); the non-unique rule is a reasonshape choice.
+
+        Raises
+        ------
+        ClaimError
+            A claim outside the puzzle's vocabulary (see the puzzle's :meth:`claim_holds`), for either polarity.
         """
+        self._validate_claim(instance, claim)
         sols = self.solve(instance, self.CLAIM_SOLUTION_LIMIT).solutions
         if not sols:
             return ClaimLabel.UNVERIFIABLE
@@ -680,6 +699,20 @@ class Puzzle(ABC):
         return ClaimLabel.CORRECT if seen == {True} else ClaimLabel.WRONG
 
     # ----------------------------------------------------------------- helpers for subclasses
+    def _validate_claim(self, instance: Instance, claim: Claim) -> None:
+        """Raise :class:`ClaimError` when ``claim`` is outside this puzzle's vocabulary, without a solution.
+
+        Puzzles that validate in a helper of this name override it. The default runs :meth:`claim_holds` on
+        :data:`_UNREAD_SOLUTION`, a stand-in that raises :class:`_SolutionRead` as soon as it is read: every
+        ``claim_holds`` validates the claim before it reads the solution (the 21 puzzles do, and
+        ``tests/envs/test_protocol.py`` checks it), so a :class:`ClaimError` is the claim's own, and reaching the
+        solution (or a static claim's verdict) means the claim is valid. Source: reasonshape choice.
+        """
+        try:
+            self.claim_holds(instance, _UNREAD_SOLUTION, claim)
+        except _SolutionRead:
+            pass
+
     def _check_cell(self, instance: Instance, cell: Sequence[int], rows: int, cols: int) -> None:
         r, c = cell
         if not (1 <= r <= rows and 1 <= c <= cols):
@@ -697,6 +730,20 @@ class Puzzle(ABC):
             raise ClaimError(f"{self.name}: {claim.kind} claims need {what} {span}, got {claim.value!r}")
         return int(v)
 
+    def _claim_line(self, claim: Claim, rows: int, cols: int, *, row: bool) -> int:
+        """The 1-based line a row or column claim names through its one anchor cell, ``(r, 1)`` for row ``r`` and
+        ``(1, c)`` for column ``c`` (``row`` says which), the form its puzzle builds and reads. Raises
+        :class:`ClaimError` for another number of cells, an anchor off the ``rows x cols`` grid, or one outside
+        column 1 (row claims) / row 1 (column claims): its other coordinate would otherwise be ignored."""
+        if len(claim.cells) != 1:
+            raise ClaimError(f"{self.name}: a {claim.kind} claim names one anchor cell, got {claim.cells}")
+        self._check_cell(None, claim.cells[0], rows, cols)
+        r, c = claim.cells[0]
+        if (c if row else r) != 1:
+            where = "(r, 1) in column 1 for row r" if row else "(1, c) in row 1 for column c"
+            raise ClaimError(f"{self.name}: a {claim.kind} claim is anchored at {where}, got {claim.cells}")
+        return r if row else c
+
     def _claim_no_value(self, claim: Claim) -> None:
         """Raise :class:`ClaimError` unless ``claim.value`` is ``None`` (kinds that assert no value)."""
         if claim.value is not None:
@@ -710,6 +757,28 @@ class Puzzle(ABC):
         from reasonshape.envs import registry
 
         return (registry.get, (self.name,))
+
+
+class _SolutionRead(Exception):
+    """Raised by :data:`_UNREAD_SOLUTION` when read: the claim passed validation (see
+    :meth:`Puzzle._validate_claim`)."""
+
+
+class _UnreadSolution:
+    """A solution stand-in that raises :class:`_SolutionRead` on any read (index, iteration, length, membership,
+    attribute), for :meth:`Puzzle._validate_claim`."""
+
+    def _read(self, *args: Any) -> Any:
+        raise _SolutionRead
+
+    __getitem__ = __iter__ = __len__ = __contains__ = __eq__ = __bool__ = _read
+    __hash__ = None
+
+    def __getattr__(self, name: str) -> Any:
+        raise _SolutionRead
+
+
+_UNREAD_SOLUTION = _UnreadSolution()
 
 
 #: The public :class:`Puzzle` methods that take an instance -> the position of ``instance`` among their arguments

@@ -187,14 +187,12 @@ class BridgesPuzzle(Puzzle):
         Raises
         ------
         GameIdError
-            Unknown character, missing number, or a value out of range (w, h >= 3; maxb 1-4; islands 1-30;
+            Unknown character, missing number, or a value out of range (w, h 3..99; maxb 1-4; islands 1-30;
             expansion 0-100; difficulty 0-2).
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '7x7i30e10m2d1'")
-        w, h, i = parse_wxh(text)
-        if w < 3 or h < 3:
-            raise GameIdError(text, 0, f"width and height of at least 3, got {w}x{h}")
+        w, h, i = parse_wxh(text, min_side=3)
         vals = {"i": 30, "e": 10, "m": 2, "d": 0}
         loops = True
         order = "iemLd"

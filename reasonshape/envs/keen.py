@@ -27,7 +27,9 @@ of ``w`` ints. Claim kinds:
 
 * ``"value"``: ``Claim("value", ((r, c),), v)`` "(r,c) is v" (negated "(r,c) is not v");
 * ``"cage"``: ``Claim("cage", cells, (op, target))`` with ``cells`` the cage's cells in row-major order and ``op``
-  one of ``+ - * /``, "the cage at (r,c) has clue 6+": a static fact (a given).
+  one of ``+ - * /``, "the cage at (r,c) has clue 6+": a static fact (a given). ``target`` is an integer from 1
+  to :func:`cage_target_max` (``k*w`` for a sum over ``k`` cells, ``w**k`` for a product, ``w - 1`` for a
+  difference, ``w`` for a quotient); a target past it raises :class:`ClaimError`.
 
 C* (paper A §C; definition a reasonshape choice after paper A's solo example): one value claim per cell that is
 not a one-cell cage (one-cell cages state their number, like solo's givens). Given claims are the cage claims.
@@ -87,7 +89,7 @@ from reasonshape.envs.base import (
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
-__all__ = ["KeenParams", "KeenCage", "KeenData", "Keen", "PUZZLE", "cage_ok"]
+__all__ = ["KeenParams", "KeenCage", "KeenData", "Keen", "PUZZLE", "cage_ok", "cage_target_max"]
 
 _DIFFS = "enhxu"
 _DIFF_NAMES = {"e": "Easy", "n": "Normal", "h": "Hard", "x": "Extreme", "u": "Unreasonable"}
@@ -130,6 +132,15 @@ class KeenData:
 
     cages: tuple[KeenCage, ...]
     cage_at: tuple[tuple[int, ...], ...]
+
+
+def cage_target_max(op: str, k: int, w: int) -> int:
+    """The largest target a cage clue ``op`` (``+ - * /``, or the desc letters ``a m s d``) over ``k`` cells of a
+    ``w x w`` grid can have: each cell holds at most ``w``, so a sum is at most ``k*w``, a product ``w**k``, a
+    difference (larger minus smaller) ``w - 1`` and a quotient ``w``. The bound of a cage claim's target (with
+    1 below); a clue past it is no statement about any instance. Source: reasonshape choice (what the digits
+    ``1..w`` allow, after ``keen.c``'s clue rules)."""
+    return {"+": k * w, "*": w ** k, "-": w - 1, "/": w}[OPS.get(op, op)]
 
 
 def cage_ok(op: str, target: int, values: Sequence[int]) -> bool:
@@ -620,10 +631,11 @@ class Keen(Puzzle):
                 raise ClaimError(f"keen: a value claim has one cell, got {claim.cells}")
             self._claim_number(claim, 1, w, "a number")
         v = claim.value
-        if claim.kind == "cage" and not (isinstance(v, tuple) and len(v) == 2 and v[0] in _OP_LETTER
-                                         and isinstance(v[1], int) and not isinstance(v[1], bool) and v[1] >= 1):
-            raise ClaimError(f"keen: a cage claim's value is (op, target) with op in + - * / and a target >= 1, "
-                             f"got {v!r}")
+        if claim.kind == "cage":
+            if not (isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) and v[0] in _OP_LETTER):
+                raise ClaimError(f"keen: a cage claim's value is (op, target) with op in + - * /, got {v!r}")
+            k = len(claim.cells)
+            self._claim_number(claim, 1, cage_target_max(v[0], k, w), f"a {v[0]} target over {k} cell(s)", item=1)
 
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """Value claims: the cell's number in ``solution``; cage claims: whether the puzzle has that cage with
@@ -634,7 +646,8 @@ class Keen(Puzzle):
         ClaimError
             A claim outside the vocabulary: unknown kind, no cell or a cell off the grid, a value claim that is not
             one cell and an integer 1..w (``"3"``, ``99``), a cage value that is not ``(op, target)`` with ``op`` in
-            ``+ - * /`` and an integer target >= 1; for either polarity."""
+            ``+ - * /`` and an integer target in ``1..``:func:`cage_target_max` (for the claim's number of cells);
+            for either polarity."""
         self._validate_claim(instance, claim)
         if claim.kind == "value":
             (r, c), = claim.cells

@@ -79,6 +79,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    check_side,
     mask_long_numbers,
     read_int,
     solve_move_items,
@@ -99,7 +100,8 @@ _DEFAULTS = (7, 7, 20, 4, 0)  # lightup.c default_params: 7x7, 20% black, 4-way 
 
 @dataclass(frozen=True)
 class LightupParams:
-    """Light Up params: size, percentage of black cells (5..100), symmetry (0..4), difficulty (0..2)."""
+    """Light Up params: width and height (each 2..99), percentage of black cells (5..100), symmetry (0..4),
+    difficulty (0..2)."""
 
     w: int
     h: int
@@ -254,19 +256,21 @@ class Lightup(Puzzle):
         Raises
         ------
         GameIdError
-            A missing number, a value out of range (size >= 2, ``b`` 5..100, ``s`` 0..4 with 4 only on square
-            grids, ``d`` 0..2), or trailing characters.
+            A missing number, a value out of range (width and height 2..99, ``b`` 5..100, ``s`` 0..4 with 4 only
+            on square grids, ``d`` 0..2), or trailing characters.
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '7x7b20s2d0'")
         n = len(text)
 
         w, h, blackpc, symm, diff = _DEFAULTS
-        w, i = read_int(text, 0, "the grid width (a number >= 2)")
+        w, i = read_int(text, 0, "the grid width (a number 2..99)")
+        check_side(text, 0, "width", w, 2)
         starts = {}
         if i < n and text[i] == "x":
             starts["h"] = i + 1
             h, i = read_int(text, i + 1, "the grid height after 'x'")
+            check_side(text, starts["h"], "height", h, 2)
         if i < n and text[i] == "b":
             starts["b"] = i + 1
             blackpc, i = read_int(text, i + 1, "the percentage of black cells after 'b'")
@@ -283,8 +287,6 @@ class Lightup(Puzzle):
             diff, i = read_int(text, i + 1, "the difficulty (0..2) after 'd'")
         if i < n:
             raise GameIdError(text, i, "one of 'x', 'b', 's', 'r', 'd' in that order, or the end of the params")
-        if w < 2 or h < 2:
-            raise GameIdError(text, 0, f"width and height at least 2, got {w}x{h}")
         if not 5 <= blackpc <= 100:
             raise GameIdError(text, starts.get("b", 0), f"a black-cell percentage between 5 and 100, got {blackpc}")
         if not 0 <= symm <= 4:

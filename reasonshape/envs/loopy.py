@@ -160,11 +160,11 @@ class Loopy(Puzzle):
         Raises
         ------
         GameIdError
-            Malformed text, a grid type other than 0 (square), a side below 3, or an unknown difficulty letter.
+            Malformed text, a grid type other than 0 (square), a side outside 3..99, or an unknown difficulty letter.
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '7x7t0dt'")
-        w, h, i = parse_wxh(text)
+        w, h, i = parse_wxh(text, min_side=3)
         gtype = 0
         if i < len(text) and text[i] == "t":
             at = i + 1
@@ -178,8 +178,6 @@ class Loopy(Puzzle):
             diff, i = text[i + 1], i + 2
         if i != len(text):
             raise GameIdError(text, i, "end of params (format <W>x<H>t0d<e|n|t|h>)")
-        if w < 3 or h < 3:
-            raise GameIdError(text, 0, "width and height of at least 3")
         return LoopyParams(w, h, gtype, diff)
 
     def format_params(self, params: LoopyParams, full: bool = True) -> str:

@@ -220,7 +220,7 @@ class Magnets(Puzzle):
         """Parse ``"<w>x<h>[d<diff>][S]"`` or ``"<n>"``. Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '6x5dt'")
-        w, h, i = parse_wxh(text)
+        w, h, i = parse_wxh(text, min_side=2)
         diff, strip = "e", False
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
@@ -230,8 +230,6 @@ class Magnets(Puzzle):
             strip, i = True, i + 1
         if i != len(text):
             raise GameIdError(text, i, "'d<difficulty>', 'S' or the end of the params")
-        if w < 2 or h < 2:
-            raise GameIdError(text, 0, "width and height of at least two")
         if w * h > 4096:
             raise GameIdError(text, 0, "at most 4096 cells")
         if diff == "t" and w < 5 and h < 5:
@@ -570,6 +568,7 @@ class Magnets(Puzzle):
         if claim.kind == "value" and claim.value not in _VALUES:
             raise ClaimError(f"magnets: a value claim's value is one of + - ., got {claim.value!r}")
         if claim.kind in ("row_count", "col_count"):
+            self._claim_line(claim, p.h, p.w, row=claim.kind == "row_count")
             if not (isinstance(claim.value, tuple) and len(claim.value) == 2 and claim.value[0] in ("+", "-")):
                 raise ClaimError(f"magnets: a count claim's value is (sign, n), got {claim.value!r}")
             # a row holds w cells, a column h: no line holds more poles of one sign
@@ -583,8 +582,9 @@ class Magnets(Puzzle):
         """Value claims: the cell's symbol in ``solution``; count claims: the number of cells of that sign in
         the solution's row/column; domino claims: whether the layout pairs the two cells (static). Raises
         :class:`ClaimError` for claims outside the vocabulary, for either polarity: an unknown kind, a cell off the
-        grid, a value other than ``+ - .``, a count that is not ``(sign, n)`` with ``n`` an integer ``0..w`` (rows)
-        / ``0..h`` (columns), a domino claim that is not two cells or has a value (it takes ``None``)."""
+        grid, a value other than ``+ - .``, a count claim not anchored at ``(r, 1)`` (rows) / ``(1, c)`` (columns)
+        or whose value is not ``(sign, n)`` with ``n`` an integer ``0..w`` (rows) / ``0..h`` (columns), a domino
+        claim that is not two cells or has a value (it takes ``None``)."""
         self._validate_claim(instance, claim)
         if claim.kind == "value":
             (r, c), = claim.cells

@@ -8,11 +8,11 @@ collection's ``mosaic.c``.
 
 Game IDs
 --------
-Params ``<W>x<H>`` (or ``<W>``), both >= 3, at most 10000 cells; the collection's full form appends ``h0`` when its
-"aggressive generation" option is off (``h1``, the default, is not written). Desc, row-major over the ``W*H``
-cells: a digit is a clue cell; a letter ``a``..``z`` stands for 1..26 cells without a clue. The collection's
-``SOLVE`` move is ``s`` followed by hex bytes, 8 cells per byte, most significant bit first, row-major, ``1`` =
-black, the last byte padded with zero bits.
+Params ``<W>x<H>`` (or ``<W>``), each side 3..99 (99: reasonshape's bound); the collection's full form appends
+``h0`` when its "aggressive generation" option is off (``h1``, the default, is not written). Desc, row-major over
+the ``W*H`` cells: a digit is a clue cell; a letter ``a``..``z`` stands for 1..26 cells without a clue. The
+collection's ``SOLVE`` move is ``s`` followed by hex bytes, 8 cells per byte, most significant bit first,
+row-major, ``1`` = black, the last byte padded with zero bits.
 
 Answer format
 -------------
@@ -70,14 +70,15 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    digits_end,
     mask_long_numbers,
+    parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["MosaicParams", "MosaicData", "Mosaic", "PUZZLE"]
 
-_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?(?:h(\d*))?", re.ASCII)  # ASCII \d: "٣x3" is not 3x3
 _CLUE_RE = re.compile(r"\((\d+),\s*(\d+)\) (has|does not have) clue (\d+)")
 
 
@@ -134,26 +135,19 @@ class Mosaic(Puzzle):
         Raises
         ------
         GameIdError
-            Naming the position and what was expected (also sizes below 3x3 or above 10000 cells).
+            Naming the position and what was expected (also a width or height outside 3..99).
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string like '8x8'")
-        m = _PARAMS_RE.match(text)
-        if m is None:
-            raise GameIdError(text, 0, "the grid width (digits)")
-        if m.end() != len(text):
-            raise GameIdError(text, m.end(), "'x<height>', 'h0'/'h1' or the end of the params")
-        w = int(m.group(1))
-        h = int(m.group(2)) if m.group(2) is not None else w
+        w, h, i = parse_wxh(text, min_side=3)
         aggressive = True
-        if m.group(3) is not None:
-            if m.group(3) not in ("0", "1"):
-                raise GameIdError(text, m.start(3), "0 or 1 after 'h'")
-            aggressive = m.group(3) == "1"
-        if w < 3 or h < 3:
-            raise GameIdError(text, 0, f"a width and height of at least 3, got {w}x{h}")
-        if w * h > 10000:
-            raise GameIdError(text, 0, f"at most 10000 cells, got {w}x{h}")
+        if i < len(text) and text[i] == "h":
+            j = digits_end(text, i + 1)
+            if text[i + 1:j] not in ("0", "1"):
+                raise GameIdError(text, i + 1, "0 or 1 after 'h'")
+            aggressive, i = text[i + 1:j] == "1", j
+        if i != len(text):
+            raise GameIdError(text, i, "'x<height>', 'h0'/'h1' or the end of the params")
         return MosaicParams(w, h, aggressive)
 
     def format_params(self, params: MosaicParams, full: bool = True) -> str:

@@ -73,20 +73,20 @@ from reasonshape.envs.base import (
     Violation,
     bad_solve_move,
     mask_long_numbers,
+    parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
 
 __all__ = ["PatternParams", "PatternData", "Pattern", "PUZZLE", "runs"]
 
-_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?", re.ASCII)  # ASCII \d: "٣x3" is not 3x3
 # "row 3 has clue 2 1" / "column 2 does not have clue 0": one linear scan, no nested ambiguity.
 _CLUE_RE = re.compile(r"\b(row|column) (\d+) (has|does not have) clue (\d+(?: \d+)*)")
 
 
 @dataclass(frozen=True)
 class PatternParams:
-    """Pattern params: grid width ``w`` and height ``h`` (>= 1)."""
+    """Pattern params: grid width ``w`` and height ``h`` (each 1..99)."""
 
     w: int
     h: int
@@ -156,19 +156,13 @@ class Pattern(Puzzle):
         Raises
         ------
         GameIdError
-            Naming the position and what was expected (also a zero size or more than 10000 cells).
+            Naming the position and what was expected (also a width or height outside 1..99).
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string like '10x10'")
-        m = _PARAMS_RE.match(text)
-        if m is None:
-            raise GameIdError(text, 0, "the grid width (digits)")
-        if m.end() != len(text):
-            raise GameIdError(text, m.end(), "'x<height>' or the end of the params")
-        w = int(m.group(1))
-        h = int(m.group(2)) if m.group(2) is not None else w
-        if w <= 0 or h <= 0 or w * h > 10000:
-            raise GameIdError(text, 0, f"a width and height >= 1 with at most 10000 cells, got {w}x{h}")
+        w, h, i = parse_wxh(text)
+        if i != len(text):
+            raise GameIdError(text, i, "'x<height>' or the end of the params")
         return PatternParams(w, h)
 
     def format_params(self, params: PatternParams, full: bool = True) -> str:
@@ -432,9 +426,10 @@ class Pattern(Puzzle):
         Raises
         ------
         ClaimError
-            Unknown kind, a cell off the grid, a value outside ``#``/``.``, or a clue value that is not a tuple of
-            integer run lengths >= 1 that fit the line (``()`` is the empty clue; ``(0,)``, ``(9,)`` in a row of 8
-            cells are refused); for either polarity.
+            Unknown kind, a cell off the grid, a value outside ``#``/``.``, a clue claim not anchored at ``(r, 1)``
+            (rows) / ``(1, c)`` (columns), or a clue value that is not a tuple of integer run lengths >= 1 that fit
+            the line (``()`` is the empty clue; ``(0,)``, ``(9,)`` in a row of 8 cells are refused); for either
+            polarity.
         """
         p: PatternParams = instance.params
         d: PatternData = instance.data
@@ -446,6 +441,7 @@ class Pattern(Puzzle):
             if claim.value not in ("#", "."):
                 raise ClaimError(f"pattern: a cell is '#' (filled) or '.' (empty), got {claim.value!r}")
             return (solution[r - 1][c - 1] == claim.value) == claim.positive
+        self._claim_line(claim, p.h, p.w, row=claim.kind == "row_clue")
         v, line = claim.value, p.w if claim.kind == "row_clue" else p.h
         if not (isinstance(v, tuple) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in v)
                 and sum(v) + len(v) - 1 <= line):  # the runs and the gaps between them fit the line

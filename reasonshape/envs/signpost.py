@@ -163,7 +163,7 @@ class Signpost(Puzzle):
             corners, i = True, i + 1
         if i != len(text):
             raise GameIdError(text, i, "end of params (format <W>x<H>[c])")
-        if w < 1 or h < 1 or w * h < 2:
+        if w * h < 2:
             raise GameIdError(text, 0, "a grid of at least 2 cells")
         return SignpostParams(w, h, corners)
 

@@ -78,6 +78,7 @@ from reasonshape.envs.base import (
     Violation,
     bad_solve_move,
     mask_long_numbers,
+    parse_wxh,
     solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -86,7 +87,6 @@ from reasonshape.errors import ClaimError, GameIdError, GenerationError
 __all__ = ["SinglesParams", "SinglesData", "Singles", "PUZZLE"]
 
 _DIFFS = ("e", "k")
-_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?(?:d(.?))?", re.ASCII)  # ASCII \d: "٣x3" is not 3x3
 _NUMBER_RE = re.compile(r"\((\d+),\s*(\d+)\) (shows|does not show) (\d+)")
 
 
@@ -153,24 +153,19 @@ class Singles(Puzzle):
         Raises
         ------
         GameIdError
-            Naming the position and what was expected (also sizes outside 2..62, an unknown difficulty).
+            Naming the position and what was expected (also a width or height outside 2..62, an unknown
+            difficulty).
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string like '5x5dk'")
-        m = _PARAMS_RE.match(text)
-        if m is None:
-            raise GameIdError(text, 0, "the grid width (digits)")
-        if m.end() != len(text):
-            raise GameIdError(text, m.end(), "'x<height>' or 'd<e|k>' (or the end of the params)")
-        w = int(m.group(1))
-        h = int(m.group(2)) if m.group(2) is not None else w
+        w, h, i = parse_wxh(text, max_side=62, min_side=2)
         diff = "e"
-        if m.group(3) is not None:
-            diff = m.group(3)
-            if diff not in _DIFFS:
-                raise GameIdError(text, m.start(3), "a difficulty letter e or k after 'd'")
-        if not (2 <= w <= 62 and 2 <= h <= 62):
-            raise GameIdError(text, 0, f"a width and height between 2 and 62, got {w}x{h}")
+        if i < len(text) and text[i] == "d":
+            if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
+                raise GameIdError(text, i + 1, "a difficulty letter e or k after 'd'")
+            diff, i = text[i + 1], i + 2
+        if i != len(text):
+            raise GameIdError(text, i, "'x<height>' or 'd<e|k>' (or the end of the params)")
         return SinglesParams(w, h, diff)
 
     def format_params(self, params: SinglesParams, full: bool = True) -> str:

@@ -165,11 +165,11 @@ class Slant(Puzzle):
         Raises
         ------
         GameIdError
-            Malformed text, a side below 2, or an unknown difficulty letter (position and expectation named).
+            Malformed text, a side outside 2..99, or an unknown difficulty letter (position and expectation named).
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '5x5dh'")
-        w, h, i = parse_wxh(text)
+        w, h, i = parse_wxh(text, min_side=2)
         diff = "e"
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
@@ -177,8 +177,6 @@ class Slant(Puzzle):
             diff, i = text[i + 1], i + 2
         if i != len(text):
             raise GameIdError(text, i, "end of params (format <W>x<H>d<e|h>)")
-        if w < 2 or h < 2:
-            raise GameIdError(text, 0, "width and height of at least 2")
         return SlantParams(w, h, diff)
 
     def format_params(self, params: SlantParams, full: bool = True) -> str:

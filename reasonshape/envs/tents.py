@@ -174,11 +174,11 @@ class Tents(Puzzle):
         Raises
         ------
         GameIdError
-            Missing size, a side below 4, an unknown difficulty letter, or trailing characters.
+            Missing size, a side outside 4..99, an unknown difficulty letter, or trailing characters.
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
-        w, h, i = parse_wxh(text)
+        w, h, i = parse_wxh(text, min_side=4)
         n = len(text)
         diff = "e"
         if i < n:
@@ -189,8 +189,6 @@ class Tents(Puzzle):
             diff = text[i + 1]
             if i + 2 != n:
                 raise GameIdError(text, i + 2, "the end of the params")
-        if w < 4 or h < 4:
-            raise GameIdError(text, 0, f"width and height both at least 4, got {w}x{h}")
         return TentsParams(w, h, diff)
 
     def format_params(self, params: TentsParams, full: bool = True) -> str:
@@ -504,9 +502,7 @@ class Tents(Puzzle):
             if claim.value not in _SYMBOLS:
                 raise ClaimError(f"tents: value claims take T, . or Y, got {claim.value!r}")
         else:
-            r, c = claim.cells[0]
-            if (claim.kind == "row_count" and c != 1) or (claim.kind == "column_count" and r != 1):
-                raise ClaimError(f"tents: a {claim.kind} claim is anchored at column 1 / row 1, got {claim.cells}")
+            self._claim_line(claim, h, w, row=claim.kind == "row_count")
             # a row holds w cells, a column h: no line holds more tents
             self._claim_number(claim, 0, w if claim.kind == "row_count" else h, "a count")
 

@@ -190,11 +190,11 @@ class Tracks(Puzzle):
         Raises
         ------
         GameIdError
-            Malformed text, a side below 4, or an unknown difficulty letter.
+            Malformed text, a side outside 4..99, or an unknown difficulty letter.
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
-        w, h, i = parse_wxh(text)
+        w, h, i = parse_wxh(text, min_side=4)
         diff, single = "t", True
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
@@ -204,8 +204,6 @@ class Tracks(Puzzle):
             single, i = False, i + 1
         if i != len(text):
             raise GameIdError(text, i, "end of params (format <W>x<H>d<e|t|h>[o])")
-        if w < 4 or h < 4:
-            raise GameIdError(text, 0, "width and height of at least 4")
         return TracksParams(w, h, diff, single)
 
     def format_params(self, params: TracksParams, full: bool = True) -> str:
@@ -467,8 +465,9 @@ class Tracks(Puzzle):
     def claim_holds(self, instance: Instance, solution: Any, claim: Claim) -> bool | None:
         """Cell, track and edge claims against the solution; counts, entrance and exit against the instance.
         Raises :class:`ClaimError` for an unknown kind, a cell off the grid, a wrong number of cells, a cell value
-        outside ``.`` and the pieces, a count that is not an integer ``0..w`` (rows) / ``0..h`` (columns), or a
-        track, edge, entrance or exit claim with a value (they take ``None``); for either polarity."""
+        outside ``.`` and the pieces, a count claim not anchored at ``(r, 1)`` (rows) / ``(1, c)`` (columns) or
+        whose count is not an integer ``0..w`` (rows) / ``0..h`` (columns), or a track, edge, entrance or exit
+        claim with a value (they take ``None``); for either polarity."""
         p, d = instance.params, instance.data
         for cell in claim.cells:
             self._check_cell(instance, cell, p.h, p.w)
@@ -490,6 +489,7 @@ class Tracks(Puzzle):
             side = "R" if a[0] == b[0] else "D"
             return (side in solution[a[0] - 1][a[1] - 1]) == claim.positive
         if k in ("row_count", "col_count"):
+            self._claim_line(claim, p.h, p.w, row=k == "row_count")
             # a row holds w cells, a column h: no line holds more track cells
             self._claim_number(claim, 0, p.w if k == "row_count" else p.h, "a count")
         if k in ("entrance", "exit"):

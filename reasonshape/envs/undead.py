@@ -252,7 +252,7 @@ class Undead(Puzzle):
         """Parse ``"<w>x<h>[d<diff>]"`` or ``"<n>"``. Raises :class:`GameIdError`."""
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '4x4dt'")
-        w, h, i = parse_wxh(text)
+        w, h, i = parse_wxh(text, min_side=3)
         diff = "n"
         if i < len(text) and text[i] == "d":
             if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
@@ -260,8 +260,6 @@ class Undead(Puzzle):
             diff, i = text[i + 1], i + 2
         if i != len(text):
             raise GameIdError(text, i, "'d<difficulty>' or the end of the params")
-        if w < 3 or h < 3:
-            raise GameIdError(text, 0, "width and height of at least 3")
         if w > 54 // h:
             raise GameIdError(text, 0, "a grid that is not too big (w <= 54 // h)")
         return UndeadParams(w, h, diff)

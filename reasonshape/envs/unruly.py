@@ -59,7 +59,6 @@ follows from them.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -76,6 +75,7 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
     bad_solve_move,
+    parse_wxh,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -87,7 +87,7 @@ _DIFFS = ("t", "e", "n")
 
 @dataclass(frozen=True)
 class UnrulyParams:
-    """Unruly params: grid width ``w`` and height ``h`` (even, >= 6), ``unique`` rows/columns, difficulty letter.
+    """Unruly params: grid width ``w`` and height ``h`` (even, 6..98), ``unique`` rows/columns, difficulty letter.
 
     Source: the collection's ``unruly.c`` ``game_params`` (``w2``, ``h2``, ``unique``, ``diff``).
     """
@@ -105,7 +105,6 @@ class UnrulyData:
     givens: tuple[tuple[int | None, ...], ...]
 
 
-_PARAMS_RE = re.compile(r"(\d+)(?:x(\d+))?(u)?(?:d(.?))?", re.ASCII)  # ASCII \d: "٣x3" is not 3x3
 
 
 class Unruly(Puzzle):
@@ -140,29 +139,25 @@ class Unruly(Puzzle):
         Raises
         ------
         GameIdError
-            Naming the position and what was expected (also for odd or < 6 sizes, an unknown difficulty).
+            Naming the position and what was expected (also for a width or height outside 6..99 or odd, an
+            unknown difficulty).
         """
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string like '8x8de'")
-        m = _PARAMS_RE.match(text)
-        if m is None or m.start(1) != 0:
-            raise GameIdError(text, 0, "the grid width (digits)")
-        if m.end() != len(text):
-            raise GameIdError(text, m.end(), "'x<height>', 'u' or 'd<t|e|n>' (or the end of the params)")
-        w = int(m.group(1))
-        h = int(m.group(2)) if m.group(2) is not None else w
+        w, h, i = parse_wxh(text, min_side=6)
+        n = len(text)
+        unique = i < n and text[i] == "u"
+        i += unique
         diff = "t"
-        if m.group(4) is not None:
-            diff = m.group(4)
-            if diff not in _DIFFS:
-                raise GameIdError(text, m.start(4), "a difficulty letter t, e or n after 'd'")
+        if i < n and text[i] == "d":
+            if i + 1 >= n or text[i + 1] not in _DIFFS:
+                raise GameIdError(text, i + 1, "a difficulty letter t, e or n after 'd'")
+            diff, i = text[i + 1], i + 2
+        if i != n:
+            raise GameIdError(text, i, "'x<height>', 'u' or 'd<t|e|n>' (or the end of the params)")
         if w % 2 or h % 2:
             raise GameIdError(text, 0, f"an even width and height, got {w}x{h}")
-        if w < 6 or h < 6:
-            raise GameIdError(text, 0, f"a width and height of at least 6, got {w}x{h}")
-        if w * h > 10000:
-            raise GameIdError(text, 0, f"at most 10000 cells, got {w}x{h}")
-        return UnrulyParams(w, h, bool(m.group(3)), diff)
+        return UnrulyParams(w, h, unique, diff)
 
     def format_params(self, params: UnrulyParams, full: bool = True) -> str:
         """``"<w>x<h>[u]d<c>"`` (full) or ``"<w>x<h>[u]"`` (short), as the collection's ``encode_params``."""

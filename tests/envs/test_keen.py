@@ -5,15 +5,23 @@ Instances come from tests/data/tatham_dev_instances.jsonl (Simon Tatham's Portab
 
 import itertools
 import random
+import re
 import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer
+from reasonshape.envs import Claim, ClaimLabel, ParsedAnswer, keen
 from reasonshape.envs.keen import PUZZLE as P
-from reasonshape.envs.keen import KeenCage, KeenParams, _build_data, _encode_blocks, _encode_desc, cage_ok
+from reasonshape.envs.keen import (
+    KeenCage,
+    KeenParams,
+    _build_data,
+    _encode_blocks,
+    _encode_desc,
+    cage_ok,
+)
 from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
 from tests.envs._tatham import dev_rows, sgt_generate_accepts, sgt_solution
 
@@ -309,8 +317,39 @@ class TestClaims:
     @pytest.mark.parametrize("positive", [True, False])
     def test_cage_values_outside_the_vocabulary_raise(self, value, positive):
         # a target that is not an integer >= 1 used to be labelled (wrong, or correct when negated)
-        with pytest.raises(ClaimError, match="cage claim's value"):
+        with pytest.raises(ClaimError, match="cage claim"):
             P.verify_claim(P.parse_game_id(SMALL), Claim("cage", ((3, 2), (3, 3)), value, positive))
+
+    @pytest.mark.parametrize("cells,op,top", [
+        (((3, 2), (3, 3)), "+", 6),      # two cells of at most 3: 3 + 3
+        (((2, 1), (2, 2), (3, 1)), "+", 9),
+        (((3, 2), (3, 3)), "*", 9),      # 3 * 3
+        (((2, 1), (2, 2), (3, 1)), "*", 27),
+        (((1, 1), (1, 2)), "-", 2),      # 3 - 1
+        (((1, 1), (1, 2)), "/", 3),      # 3 / 1
+        (((1, 1),), "+", 3),             # a one-cell claim (an anchor that starts no cage): its number
+    ])
+    def test_cage_targets_are_bounded_by_the_cells(self, cells, op, top):
+        # A target past what the cage's cells can reach ("12+" over two cells of 1..3) was labelled wrong (its
+        # negation correct); now it is a ClaimError like other out-of-range values. The bound itself is labelled.
+        inst = P.parse_game_id(SMALL)
+        assert P.verify_claim(inst, Claim("cage", cells, (op, top))) in (ClaimLabel.CORRECT, ClaimLabel.WRONG)
+        for positive in (True, False):
+            with pytest.raises(ClaimError, match=re.escape(f"cage claims need a {op} target over {len(cells)} "
+                                                           f"cell(s) 1..{top}, got ('{op}', {top + 1})")):
+                P.verify_claim(inst, Claim("cage", cells, (op, top + 1), positive))
+        assert keen.cage_target_max(op, len(cells), 3) == top
+
+    def test_claims_on_an_instance_without_a_solution(self):
+        # "4+" made "9+" over (2,1),(2,2),(3,1): no solution. A valid claim is unverifiable; an invalid one raises
+        # (it was labelled unverifiable: the solve came before any look at the claim).
+        inst = P.parse_game_id("3de:aa_aa_a_,s1m3a9m6")
+        assert not P.solve(inst, 2).solutions
+        assert P.verify_claim(inst, Claim("value", ((1, 1),), 3)) is ClaimLabel.UNVERIFIABLE
+        for bad in (Claim("value", ((1, 1),), 99), Claim("value", ((4, 1),), 1),
+                    Claim("cage", ((2, 1), (2, 2), (3, 1)), ("+", 99))):
+            with pytest.raises(ClaimError):
+                P.verify_claim(inst, bad)
 
 class TestUnits:
     @pytest.mark.parametrize("row", ROWS, ids=lambda r: r["game_id"])

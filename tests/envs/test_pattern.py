@@ -49,7 +49,7 @@ class TestParams:
         assert P.format_params(PatternParams(10, 8)) == P.format_params(PatternParams(10, 8), full=False) == "10x8"
         assert P.LEVELS == {"trivial": "3x3", "easy": "5x5", "normal": "8x8", "hard": "10x10"}
 
-    @pytest.mark.parametrize("text,pos", [("", 0), ("x3", 0), ("3x3d", 3), ("3x", 1), ("0x3", 0)])
+    @pytest.mark.parametrize("text,pos", [("", 0), ("x3", 0), ("3x3d", 3), ("3x", 2), ("0x3", 0)])
     def test_malformed_params(self, text, pos):
         with pytest.raises(GameIdError) as e:
             P.parse_params(text)
