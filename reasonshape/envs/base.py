@@ -447,21 +447,17 @@ class Puzzle(ABC):
         if text[:colon].isascii() and text[:colon].isalpha():  # "solo:..." given to tents
             raise GameIdError(text, 0, f"{self.name} params (a name prefix must be '{self.name}:', got "
                                        f"'{text[:colon]}:')")
-        # A parser's own ValueError (e.g. int() refusing a digit run of 4,301+ characters, CPython's conversion
-        # limit) becomes a GameIdError too, with the cause chained: malformed text is a GameIdError, always.
+        # Both parsers raise only GameIdError (a parser's own ValueError is turned into one by
+        # _typed_parse_errors); here its position is made relative to the whole game ID.
         try:
             params = self.parse_params(text[:colon])
         except GameIdError as e:
-            raise GameIdError(text, e.position, e.expected) from None
-        except ValueError as e:
-            raise GameIdError(text, 0, f"well-formed {self.name} params ({str(e).split(';')[0]})") from e
+            raise GameIdError(text, e.position, e.expected) from e.__cause__
         try:
             return self.parse_desc(params, text[colon + 1:])
         except GameIdError as e:
             pos = None if e.position is None else colon + 1 + e.position
-            raise GameIdError(text, pos, e.expected) from None
-        except ValueError as e:
-            raise GameIdError(text, colon + 1, f"a well-formed {self.name} desc ({str(e).split(';')[0]})") from e
+            raise GameIdError(text, pos, e.expected) from e.__cause__
 
     def format_game_id(self, instance: Instance, full: bool = True) -> str:
         """``params:desc`` as the collection writes it."""
@@ -833,13 +829,39 @@ def _guarded(fn: Callable, pos: int) -> Callable:
     return method
 
 
+def _typed_parse_errors(fn: Callable, what: str) -> Callable:
+    """``fn`` (``parse_params(text)`` or ``parse_desc(params, desc)``) with any other ``ValueError`` it raises (e.g.
+    ``int()`` refusing a digit run of 4,301+ characters, CPython's conversion limit) turned into a
+    :class:`GameIdError` at position 0, the cause chained: malformed text is a :class:`GameIdError`, always, whether
+    the parser is called directly or through :meth:`Puzzle.parse_game_id`. Source: reasonshape choice."""
+
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except GameIdError:
+            raise
+        except ValueError as e:
+            text = args[-1] if args and isinstance(args[-1], str) else ""
+            raise GameIdError(text, 0, f"a well-formed {self.name} {what} ({str(e).split(';')[0]})") from e
+
+    method._parse_guarded = True
+    return method
+
+
 def _guard_instance_methods(cls: type) -> None:
-    """Wrap the :data:`INSTANCE_METHODS` that ``cls`` itself defines (not abstract, not wrapped yet)."""
+    """Wrap the :data:`INSTANCE_METHODS` that ``cls`` itself defines (not abstract, not wrapped yet), and its own
+    ``parse_params`` / ``parse_desc`` (:func:`_typed_parse_errors`)."""
     for name, pos in INSTANCE_METHODS.items():
         fn = cls.__dict__.get(name)
         if (callable(fn) and not getattr(fn, "_instance_guarded", False)
                 and not getattr(fn, "__isabstractmethod__", False)):
             setattr(cls, name, _guarded(fn, pos))
+    for name, what in (("parse_params", "params"), ("parse_desc", "desc")):
+        fn = cls.__dict__.get(name)
+        if (callable(fn) and not getattr(fn, "_parse_guarded", False)
+                and not getattr(fn, "__isabstractmethod__", False)):
+            setattr(cls, name, _typed_parse_errors(fn, what))
 
 
 _guard_instance_methods(Puzzle)

@@ -398,6 +398,13 @@ def test_digit_runs_past_int_conversion_limit_are_game_id_errors(name):
         with pytest.raises(GameIdError) as exc:
             p.parse_game_id(gid[:m.start()] + "9" * 4301 + gid[m.end():])
         assert "set_int_max_str_digits" not in str(exc.value)
+    # the same when parse_params / parse_desc are called directly, as their docstrings promise
+    params, desc = gid.split(":", 1)
+    for text, parse in ((params, p.parse_params), (desc, lambda d: p.parse_desc(p.parse_params(params), d))):
+        for m in re.finditer(r"[0-9]+", text):
+            with pytest.raises(GameIdError) as exc:
+                parse(text[:m.start()] + "9" * 4301 + text[m.end():])
+            assert isinstance(exc.value.__cause__, (ValueError, type(None)))
 
 
 @pytest.mark.parametrize("name", envs.PUZZLE_NAMES)
