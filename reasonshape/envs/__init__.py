@@ -17,13 +17,13 @@ from reasonshape.envs.base import (
     Unit,
     Violation,
 )
-from reasonshape.envs.dataset import build_dataset  # imports ``datasets`` only when called
+from reasonshape.envs.dataset import RepeatedInstanceWarning, build_dataset  # imports ``datasets`` only when called
 from reasonshape.envs.registry import PUZZLE_NAMES, get, list_puzzles, register_puzzle
 
 __all__ = [
     "LEVEL_NAMES", "PUZZLE_NAMES", "CheckResult", "Claim", "ClaimLabel", "Instance", "ParsedAnswer", "Puzzle",
     "SolveResult", "Unit", "Violation", "get", "list_puzzles", "register_puzzle", "build_dataset",
-    "instance_from_game_id",
+    "instance_from_game_id", "RepeatedInstanceWarning",
 ]
 
 

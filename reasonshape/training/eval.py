@@ -606,6 +606,9 @@ class EvalConfig:
     seed: int = field(default=0, metadata={"help": "seed of sampling, judge trees and judge sampling"})
     system_prompt: str | None = field(default=None, metadata={
         "help": "system prompt (default: the shared solver prompt of reasonshape.envs.dataset)"})
+    prompt_format: str = field(default="conversational", metadata={
+        "help": "prompt layout: conversational (chat messages, the model's chat template applied) or standard (one "
+                "string, system prompt and puzzle separated by a blank line: a base model without a chat template)"})
     chat_template_kwargs: dict[str, Any] | str | None = field(default=None, metadata={
         "help": "keywords for the evaluated model's chat template, a JSON object, e.g. '{\"enable_thinking\": "
                 "false}' (transformers/vllm: apply_chat_template / LLM.chat; openai: the request's "
@@ -660,6 +663,10 @@ class EvalConfig:
         self.chat_template_kwargs = chat_template_kwargs_from(self.chat_template_kwargs, "chat_template_kwargs")
         self.judge_chat_template_kwargs = chat_template_kwargs_from(self.judge_chat_template_kwargs,
                                                                     "judge_chat_template_kwargs")
+        from reasonshape.envs.dataset import PROMPT_FORMATS
+
+        if self.prompt_format not in PROMPT_FORMATS:
+            raise ConfigError(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, got {self.prompt_format!r}")
         if not isinstance(self.out, (str, Path)) or not str(self.out):
             raise ConfigError(f"out must be a directory path, got {self.out!r}")
         self.out = str(self.out)
@@ -769,6 +776,8 @@ class EvalConfig:
             fp = {"mode": "sample", "model": self.model_name or self.model, "k": self.k,
                   "temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
                   "system_prompt": self.system_prompt, "chat_template_kwargs": self.chat_template_kwargs, **su}
+            if self.prompt_format != "conversational":  # absent: the layout of every run before the option
+                fp["prompt_format"] = self.prompt_format
             checkpoint = _local_identity(self.model, self.backend)
             if checkpoint is not None:
                 fp["checkpoint"] = checkpoint
@@ -1194,7 +1203,8 @@ class _BatchRunner:
         from reasonshape.envs.dataset import make_record
 
         cfg = self.cfg
-        prompts = [make_record(g.puzzle, g.instance, g.level, self.system_prompt)["prompt"] for g in batch]
+        prompts = [make_record(g.puzzle, g.instance, g.level, self.system_prompt, cfg.prompt_format)["prompt"]
+                   for g in batch]
         t0 = time.perf_counter()
         # instance j of the run, sample s: stream seed + j*k + s on the vLLM and OpenAI-compatible backends
         # (request_seed: prompt i of a call seeded b gets b + i*k), whatever --batch-instances is; a batch seeded
@@ -1314,6 +1324,7 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "top_p": cfg.top_p if sample else None,
         "max_tokens": cfg.max_tokens if sample else None,
         "system_prompt": system_prompt if sample else None,
+        "prompt_format": cfg.prompt_format if sample else None,
         "chat_template_kwargs": cfg.chat_template_kwargs if sample else None,
         "su": {"enabled": judge_name is not None, "trials": cfg.su_trials, "judge_max_tokens": cfg.judge_max_tokens,
                "judge_chat_template_kwargs": cfg.judge_template_kwargs() if judge_name is not None else None,

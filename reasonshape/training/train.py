@@ -94,6 +94,10 @@ class ReasonshapeArguments:
     dataset_backend: Literal["native", "sgt"] = field(
         default="native",
         metadata={"help": "Instance generator: reasonshape's own ('native') or the collection's sgt-<puzzle> binary."})
+    prompt_format: Literal["conversational", "standard"] = field(
+        default="conversational",
+        metadata={"help": "Prompt column layout (TRL's terms): chat messages, the model's chat template applied; or "
+                          "one string (system prompt, blank line, puzzle) for a base model without a chat template."})
     # ---------------------------------------------------------------------------------------------- rewards
     reward_funcs: list[str] = field(
         default_factory=lambda: ["shaped", "accuracy", "format", "eta"],
@@ -189,6 +193,8 @@ class ReasonshapeArguments:
         _check_int(self.dataset_seed, "dataset_seed", None)
         if self.dataset_backend not in ("native", "sgt"):
             raise ConfigError(f"dataset_backend must be 'native' or 'sgt', got {self.dataset_backend!r}")
+        if self.prompt_format not in ("conversational", "standard"):
+            raise ConfigError(f"prompt_format must be 'conversational' or 'standard', got {self.prompt_format!r}")
         if not self.reward_funcs or any(r not in _REWARD_NAMES for r in self.reward_funcs):
             raise ConfigError(f"reward_funcs must be a non-empty list of {list(_REWARD_NAMES)}, "
                               f"got {self.reward_funcs}")
@@ -690,7 +696,7 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
         build_tiny_model(Path(model_path).expanduser(), seed=rs.tiny_model_seed)
 
     dataset = build_dataset(rs.puzzles, rs.levels, n=rs.dataset_size, seed=rs.dataset_seed,
-                            backend=rs.dataset_backend)
+                            backend=rs.dataset_backend, prompt_format=rs.prompt_format)
     llm_backend = None
     if rs.extraction == "llm":
         from reasonshape.training.backends import OpenAICompatibleBackend

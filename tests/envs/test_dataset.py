@@ -1,9 +1,12 @@
-"""build_dataset: TRL's conversational format, columns that rebuild the instance, per-item determinism."""
+"""build_dataset: TRL's conversational and standard formats, columns that rebuild the instance, per-item determinism,
+repeated instances."""
+
+import warnings
 
 import pytest
 
 from reasonshape import envs
-from reasonshape.envs.dataset import DEFAULT_SYSTEM_PROMPT, build_records
+from reasonshape.envs.dataset import DEFAULT_SYSTEM_PROMPT, RepeatedInstanceWarning, build_records
 from reasonshape.errors import ConfigError
 
 
@@ -48,3 +51,27 @@ def test_levels_may_be_params_strings_and_must_not_be_empty():
         envs.build_dataset([], ["easy"])
     with pytest.raises(ConfigError, match="levels must name at least one level"):
         envs.build_dataset(["tents"], [])
+
+
+def test_standard_prompt_format_is_one_string():
+    conv = build_records(["tents"], ["easy"], n=2, seed=1)
+    std = build_records(["tents"], ["easy"], n=2, seed=1, prompt_format="standard")
+    for c, s in zip(conv, std, strict=True):
+        assert isinstance(s["prompt"], str)
+        assert s["prompt"] == f"{DEFAULT_SYSTEM_PROMPT}\n\n{c['prompt'][1]['content']}"
+        assert {k: v for k, v in s.items() if k != "prompt"} == {k: v for k, v in c.items() if k != "prompt"}
+    bare = build_records(["tents"], ["easy"], n=1, seed=1, system_prompt=None, prompt_format="standard")[0]
+    assert bare["prompt"] == conv[0]["prompt"][1]["content"]
+    assert envs.build_dataset(["tents"], ["easy"], n=1, prompt_format="standard").features["prompt"].dtype == "string"
+    with pytest.raises(ConfigError, match="prompt_format must be one of conversational, standard, got 'chat'"):
+        build_records(["tents"], ["easy"], n=1, prompt_format="chat")
+
+
+def test_repeated_instances_are_warned_about():
+    # dominosa 1dt (a 2x3 grid) has 4 unique-solution instances: 6 rows must repeat some
+    with pytest.warns(RepeatedInstanceWarning, match=r"dominosa trivial: the 6 rows hold 3 distinct instances"):
+        rows = build_records(["dominosa"], ["trivial"], n=6)
+    assert len(rows) == 6 and len({r["game_id"] for r in rows}) == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RepeatedInstanceWarning)
+        build_records(["tents"], ["easy"], n=4)

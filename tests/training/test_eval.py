@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reasonshape.envs import get
+from reasonshape.envs.dataset import DEFAULT_SYSTEM_PROMPT
 from reasonshape.envs.interop import TraceFileError
 from reasonshape.errors import ConfigError, UnknownPuzzleError
 from reasonshape.training.eval import (
@@ -941,3 +942,27 @@ class TestChatTemplateKwargs:
             flag = "--" + field.replace("_", "-")
             assert cli_main(["eval", "--model", "m", flag, value, "--out", "unused"]) == 2
             assert f"{field} {match.split(' such')[0]}" in capsys.readouterr().err
+
+
+def test_standard_prompts_reach_the_backend_as_strings_and_are_part_of_the_fingerprint(tmp_path):
+    class Recording(_InterruptedBackend):
+        def generate(self, prompts, **kw):
+            self.prompts = list(prompts)
+            return super().generate(prompts, **kw)
+
+    def cfg(fmt):
+        return EvalConfig(out=str(tmp_path / "o"), model="fake", puzzles=["solo"], levels=["trivial"], limit=1,
+                          su=False, progress=False, report=False, prompt_format=fmt)
+
+    backend = Recording(10)
+    summary = run_eval(cfg("standard"), backend=backend)
+    puzzle = get("solo")
+    inst = puzzle.parse_game_id(_read(summary.results_path)[0]["game_id"])
+    assert backend.prompts == [f"{DEFAULT_SYSTEM_PROMPT}\n\n{puzzle.render_prompt(inst)}"]
+    assert summary.meta["prompt_format"] == "standard" and summary.meta["fingerprint"]["prompt_format"] == "standard"
+    with pytest.raises(ConfigError, match="prompt_format: 'standard' \\(this run: None\\)"):
+        run_eval(cfg("conversational"), backend=Recording(10))  # other prompts: not the same run
+    # the default layout adds nothing to the fingerprint: runs written before the option resume
+    assert "prompt_format" not in EvalConfig(model="m").fingerprint()
+    with pytest.raises(ConfigError, match="prompt_format must be one of conversational, standard, got 'chat'"):
+        EvalConfig(model="m", prompt_format="chat")

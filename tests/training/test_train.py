@@ -56,6 +56,7 @@ class TestReasonshapeArguments:
         (dict(judge_trials=0), "judge_trials must be an integer >= 1"),
         (dict(judge_logprobs=21), "judge_logprobs must be None or an integer in"),
         (dict(judge_temperature=-1.0), "judge_temperature must be"),
+        (dict(prompt_format="chat"), "prompt_format must be 'conversational' or 'standard', got 'chat'"),
     ])
     def test_invalid_fields_raise_config_error(self, kw, match):
         with pytest.raises(ConfigError, match=match):
@@ -615,6 +616,39 @@ class TestGrpoCpuRun:
                             "reward_weights", "shaping_weights", "settings", "log_history"}
         assert set(rec["settings"]) == {"reasonshape", "grpo", "model"}
         assert rec["settings"]["reasonshape"]["reward_funcs"] == rec["reward_funcs"]
+
+
+@pytest.mark.slow
+def test_standard_prompts_reach_the_trainer_as_strings(tiny_model_dir, tmp_path):
+    # prompt_format: standard (a base model without a chat template): TRL gets one string per prompt, and the
+    # rewards score the completions as for chat prompts (every completion here is the correct answer)
+    from reasonshape.envs import get
+    from reasonshape.envs.dataset import build_records
+
+    rs, grpo, model = T.parse_train_args([
+        "--config", str(SMOKE), "--model_name_or_path", str(tiny_model_dir), "--output_dir", str(tmp_path / "out"),
+        "--prompt_format", "standard", "--max_steps", "1", "--reward_funcs", "accuracy", "format"])
+    puzzle = get("tents")
+    answers = {rec["prompt"]: puzzle.format_answer(inst, puzzle.unique_solution(inst))
+               for rec in build_records(rs.puzzles, rs.levels, n=rs.dataset_size, seed=rs.dataset_seed,
+                                        prompt_format="standard")
+               for inst in [puzzle.parse_game_id(rec["game_id"])]}
+    seen = []
+
+    def rollout(prompts, trainer):
+        tok = trainer.processing_class
+        seen.extend(prompts)
+        return {"prompt_ids": [tok(p, add_special_tokens=False)["input_ids"] for p in prompts],
+                "completion_ids": [tok(f"<answer>\n{answers[p]}\n</answer>", add_special_tokens=False)["input_ids"]
+                                   + [tok.eos_token_id] for p in prompts], "logprobs": None}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = T.run_training(rs, grpo, model, trainer_kwargs={"rollout_func": rollout})
+    assert result.global_step == 1 and seen and all(isinstance(p, str) and p in answers for p in seen)
+    rec = json.loads((result.output_dir / T.RESULT_FILE).read_text())
+    assert rec["final_metrics"]["rewards/accuracy_reward/mean"] == pytest.approx(1.0)
+    assert rec["settings"]["reasonshape"]["prompt_format"] == "standard"
 
 
 @pytest.mark.slow
