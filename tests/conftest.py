@@ -50,6 +50,25 @@ def tiny_model_dir(tmp_path_factory) -> Path:
     return build_tiny_model(tmp_path_factory.mktemp("tiny_model") / "tiny-qwen2", seed=0)
 
 
+@pytest.fixture(scope="session")
+def base_model_dir(tiny_model_dir, tmp_path_factory) -> Path:
+    """A copy of the tiny model whose tokenizer has no chat template: a base model (``prompt_format: standard``)."""
+    import json
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    out = tmp_path_factory.mktemp("base_model") / "tiny-base"
+    shutil.copytree(tiny_model_dir, out)
+    (out / "chat_template.jinja").unlink(missing_ok=True)
+    cfg_path = out / "tokenizer_config.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg.pop("chat_template", None)
+    cfg_path.write_text(json.dumps(cfg))
+    assert AutoTokenizer.from_pretrained(str(out)).chat_template is None
+    return out
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

@@ -843,7 +843,10 @@ def _typed_parse_errors(fn: Callable, what: str) -> Callable:
             raise
         except ValueError as e:
             text = args[-1] if args and isinstance(args[-1], str) else ""
-            raise GameIdError(text, 0, f"a well-formed {self.name} {what} ({str(e).split(';')[0]})") from e
+            cause = str(e).split(";")[0]
+            if "integer string conversion" in cause:  # CPython's digit limit: say what is wrong, not how int() failed
+                cause = f"numbers of at most {MAX_DIGITS} digits"
+            raise GameIdError(text, 0, f"a well-formed {self.name} {what} ({cause})") from e
 
     method._parse_guarded = True
     return method

@@ -24,9 +24,10 @@ PromptFormat = Literal["conversational", "standard"]
 
 
 class RepeatedInstanceWarning(UserWarning):
-    """Some rows of one (puzzle, level) hold the same instance: the level has fewer distinct unique-solution
-    instances than the rows asked for (e.g. dominosa ``1dt``, a 2x3 grid, has 4; towers ``3de`` about a dozen).
-    Rows are still item-deterministic; de-duplicate by ``game_id`` if repeats matter (an eval set)."""
+    """Some rows of one (puzzle, level) hold the same instance. Each row is drawn on its own (item ``i`` depends only
+    on (seed, puzzle, level, i)), so any level can repeat one by chance, and a small level must: dominosa ``1dt``, a
+    2x3 grid, has 4 instances with a unique solution, towers trivial about a dozen. De-duplicate by ``game_id`` if
+    repeats matter (an eval set)."""
 
 #: One shared solver system prompt for every model (paper A §A: "one shared solver prompt").
 DEFAULT_SYSTEM_PROMPT = (
@@ -43,6 +44,8 @@ def build_records(
     backend: str = "native",
     system_prompt: str | None = DEFAULT_SYSTEM_PROMPT,
     prompt_format: PromptFormat = "conversational",
+    *,
+    _stacklevel: int = 2,
 ) -> list[dict]:
     """``n`` generated instances per (puzzle, level) as plain dicts, puzzle-major then level then index (see
     :func:`build_dataset` for the parameters, columns, warnings and errors)."""
@@ -65,8 +68,9 @@ def build_records(
                                 system_prompt, prompt_format) for i in range(n)]
             distinct = len({r["game_id"] for r in rows})
             if distinct < n:
-                warnings.warn(f"{name} {level}: the {n} rows hold {distinct} distinct instances (the level has few "
-                              "unique-solution instances); rows repeat", RepeatedInstanceWarning, stacklevel=2)
+                warnings.warn(f"{name} {level}: the {n} rows hold {distinct} distinct instances; rows repeat (each "
+                              "row is drawn on its own, and small levels have few instances with a unique solution)",
+                              RepeatedInstanceWarning, stacklevel=_stacklevel)
             records.extend(rows)
     return records
 
@@ -158,4 +162,5 @@ def build_dataset(
     """
     from datasets import Dataset
 
-    return Dataset.from_list(build_records(puzzles, levels, n, seed, backend, system_prompt, prompt_format))
+    return Dataset.from_list(build_records(puzzles, levels, n, seed, backend, system_prompt, prompt_format,
+                                           _stacklevel=3))

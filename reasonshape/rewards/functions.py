@@ -226,12 +226,18 @@ class JudgeSettings:
         ``apply_chat_template`` (``policy``, ``transformers``), ``LLM.chat`` (``vllm``, :meth:`RewardScorer.bind_vllm`)
         and the request's ``extra_body["chat_template_kwargs"]`` (``openai``; vLLM's server reads it). Names map to
         JSON values; stored as a plain copy, left out of the hash. Source: reasonshape choice.
+    prompt_format : {"conversational", "standard"}
+        How the judge's comparisons are sent (:class:`~reasonshape.rewards.structural_uncertainty.PairwiseJudge`):
+        chat messages, or one string for a judge without a chat template. ``reasonshape train`` sets it to the
+        run's ``prompt_format`` when the policy judges itself (``policy``, ``vllm``, the vLLM server), else
+        ``"conversational"``.
 
     Raises
     ------
     ConfigError
         Unknown ``kind``; ``openai`` without ``base_url`` and ``model``; ``transformers`` without ``model``;
-        ``trials < 1``; ``seed`` not an integer >= 0; ``chat_template_kwargs`` not a mapping of names to JSON values.
+        ``trials < 1``; ``seed`` not an integer >= 0; ``chat_template_kwargs`` not a mapping of names to JSON values;
+        an unknown ``prompt_format``.
     """
 
     kind: JudgeKind = "policy"
@@ -250,6 +256,7 @@ class JudgeSettings:
     C: float = 1.0
     seed: int = 0
     chat_template_kwargs: dict[str, Any] | None = field(default=None, hash=False)
+    prompt_format: Literal["conversational", "standard"] = "conversational"
 
     def __post_init__(self):
         from reasonshape.training.backends import chat_template_kwargs_from
@@ -258,6 +265,9 @@ class JudgeSettings:
                            chat_template_kwargs_from(self.chat_template_kwargs, "judge chat_template_kwargs"))
         if self.kind not in ("policy", "transformers", "openai", "vllm"):
             raise ConfigError(f"judge kind must be one of policy, transformers, openai, vllm, got {self.kind!r}")
+        if self.prompt_format not in ("conversational", "standard"):
+            raise ConfigError("judge prompt_format must be 'conversational' or 'standard', got "
+                              f"{self.prompt_format!r}")
         if self.kind == "openai" and not (self.base_url and self.model):
             raise ConfigError(f"judge kind 'openai' needs base_url and model, got base_url={self.base_url!r}, "
                               f"model={self.model!r}")
@@ -626,7 +636,8 @@ class RewardScorer:
             raise ConfigError("bind_judge_backend needs judge settings: build the RewardScorer with judge=...")
         s = self.judge_settings
         self._judge = PairwiseJudge(backend, max_candidate_tokens=s.max_candidate_tokens, both_orders=s.both_orders,
-                                    temperature=s.temperature, max_tokens=s.max_tokens, logprobs=s.logprobs)
+                                    temperature=s.temperature, max_tokens=s.max_tokens, logprobs=s.logprobs,
+                                    prompt_format=s.prompt_format)
 
     def bind_policy(self, model: Any, tokenizer: Any) -> None:
         """Judge with the live policy ``model`` (a ``transformers`` model, unwrapped) and its ``tokenizer``.

@@ -944,6 +944,10 @@ class PairwiseJudge:
         User-message template (:data:`DEFAULT_JUDGE_TEMPLATE` placeholders).
     system_prompt : str or None
         Optional system message.
+    prompt_format : {"conversational", "standard"}
+        How a comparison is sent (:meth:`messages`): chat messages (the backend applies the judge's chat template),
+        or one string, system prompt and comparison separated by a blank line, for a judge without a chat template
+        (a base model trained or evaluated with ``prompt_format: standard`` judging itself).
 
     Notes
     -----
@@ -962,8 +966,11 @@ class PairwiseJudge:
     tokenizer: Any = None
     template: str = DEFAULT_JUDGE_TEMPLATE
     system_prompt: str | None = None
+    prompt_format: Literal["conversational", "standard"] = "conversational"
 
     def __post_init__(self):
+        if self.prompt_format not in ("conversational", "standard"):
+            raise ConfigError(f"prompt_format must be 'conversational' or 'standard', got {self.prompt_format!r}")
         if not hasattr(self.backend, "generate"):
             raise ConfigError(f"backend must have a generate(...) method, got {type(self.backend).__name__}")
         if not isinstance(self.max_candidate_tokens, int) or self.max_candidate_tokens < 2:
@@ -990,10 +997,13 @@ class PairwiseJudge:
             return len(self.tokenizer.encode(text, add_special_tokens=False))
         return len(_PIECES.findall(text))
 
-    def messages(self, puzzle: str, first: tuple[str, str], second: tuple[str, str]) -> list[dict[str, str]]:
-        """Chat messages asking to compare ``first`` (shown as A) with ``second`` (shown as B)."""
+    def messages(self, puzzle: str, first: tuple[str, str], second: tuple[str, str]) -> list[dict[str, str]] | str:
+        """The prompt asking to compare ``first`` (shown as A) with ``second`` (shown as B): chat messages, or one
+        string when ``prompt_format`` is ``"standard"``."""
         user = self.template.format(puzzle=puzzle.strip(), answer_a=first[0], reasoning_a=first[1],
                                     answer_b=second[0], reasoning_b=second[1])
+        if self.prompt_format == "standard":
+            return f"{self.system_prompt}\n\n{user}" if self.system_prompt else user
         msgs = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
         return msgs + [{"role": "user", "content": user}]
 

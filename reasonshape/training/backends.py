@@ -381,7 +381,9 @@ class TransformersBackend(GenerationBackend):
         if isinstance(prompt, str):
             return prompt
         if not getattr(self.tokenizer, "chat_template", None):
-            raise ConfigError(f"tokenizer of {self.name!r} has no chat_template; pass prompts as strings")
+            raise ConfigError(f"tokenizer of {self.name!r} has no chat template, so chat messages cannot be rendered: "
+                              "send one string per prompt (prompt_format 'standard'; reasonshape eval "
+                              "--prompt-format standard)")
         return self.tokenizer.apply_chat_template([dict(m) for m in prompt], tokenize=False,
                                                   add_generation_prompt=True, **self.chat_template_kwargs)
 

@@ -785,6 +785,32 @@ class EvalConfig:
         return {"mode": "traces", "traces": str(Path(self.traces).resolve()) if self.traces else "embedded", **su}
 
 
+def _check_chat_templates(cfg: EvalConfig, backend: Any, judge: Any, llm_backend: Any) -> None:
+    """Refuse, before anything is sampled, chat messages for a loaded model whose tokenizer has no chat template
+    (a base model): the evaluated model's prompts in the conversational format, a ``--judge-model``'s comparisons
+    (the policy judging itself uses ``--prompt-format``), and ``--llm-extraction``'s prompts. A served model
+    (no tokenizer here) is not checked.
+
+    Raises
+    ------
+    ConfigError
+        Naming the model and the option that fixes it.
+    """
+    def lacks(b: Any) -> bool:
+        tok = getattr(b, "tokenizer", None) if b is not None else None
+        return tok is not None and not getattr(tok, "chat_template", None)
+
+    if cfg.mode == "sample" and cfg.prompt_format == "conversational" and lacks(backend):
+        raise ConfigError(f"the tokenizer of --model {cfg.model!r} has no chat template, so conversational prompts "
+                          "cannot be rendered: evaluate it with --prompt-format standard")
+    if cfg.judge_model is not None and lacks(judge):
+        raise ConfigError(f"the tokenizer of --judge-model {cfg.judge_model!r} has no chat template, and the judge's "
+                          "comparisons are chat messages: give a chat model as --judge-model, or --no-su")
+    if llm_backend is not None and lacks(llm_backend):
+        raise ConfigError("--llm-extraction sends chat messages, and the tokenizer of "
+                          f"{cfg.judge_model or cfg.model!r} has no chat template: drop --llm-extraction")
+
+
 def _local_identity(model: str | None, backend: str | None) -> str | None:
     """:func:`~reasonshape.training.backends.checkpoint_identity` of a model the run loads itself (``None`` for a
     served one, ``backend == "openai"``, and for no model)."""
@@ -1110,6 +1136,7 @@ def run_eval(cfg: EvalConfig, backend: Any = None, judge: Any = None) -> EvalSum
     if cfg.llm_extraction and not (judge_named or backend is not None):
         raise ConfigError("llm_extraction needs a backend: give --model or --judge-model")
     llm_backend = (judge or backend) if cfg.llm_extraction else None
+    _check_chat_templates(cfg, backend, judge if use_su else None, llm_backend)
     system_prompt = cfg.system_prompt
     if system_prompt is None:
         from reasonshape.envs.dataset import DEFAULT_SYSTEM_PROMPT
@@ -1183,7 +1210,10 @@ class _BatchRunner:
         from reasonshape.rewards.structural_uncertainty import PairwiseJudge
 
         self.cfg, self.results, self.backend, self.llm_backend = cfg, results, backend, llm_backend
-        self.judge = None if judge is None else PairwiseJudge(judge, max_tokens=cfg.judge_max_tokens)
+        # the policy judging itself sends its comparisons in its own prompt layout; a --judge-model gets chat messages
+        fmt = cfg.prompt_format if cfg.judge_model is None else "conversational"
+        self.judge = None if judge is None else PairwiseJudge(judge, max_tokens=cfg.judge_max_tokens,
+                                                              prompt_format=fmt)
         self.system_prompt, self.index_of = system_prompt, index_of
         self.sample_s = self.judge_s = self.score_s = 0.0
         self.n_new = 0
@@ -1420,14 +1450,39 @@ _CHECKPOINT_ENTRIES = {"checkpoint": ("model", "checkpoint"), "judge_checkpoint"
 _UNKNOWN_WHEN_MISSING = frozenset(_CHECKPOINT_ENTRIES)
 
 
+#: Fingerprint entries left out when they hold their default (so that runs made before the entry existed resume):
+#: entry -> the value a missing entry stands for.
+_DEFAULT_WHEN_MISSING = {"prompt_format": "conversational"}
+
+#: Fingerprint entries naming a model: two spellings of one local directory ("./ckpt", "/abs/ckpt/") are one model
+#: (its checkpoint identity tells whether the weights changed).
+_MODEL_ENTRIES = ("model", "judge_model")
+
+
+def _same_model_path(a: Any, b: Any) -> bool:
+    if not (isinstance(a, str) and isinstance(b, str)):
+        return False
+    pa, pb = Path(a).expanduser(), Path(b).expanduser()
+    return pa.is_dir() and pb.is_dir() and pa.resolve() == pb.resolve()
+
+
 def _fingerprint_diff(old: Any, new: Mapping[str, Any]) -> str:
     """The settings that differ, as ``name: earlier value (this run: value)``; ``""`` when none does. An entry of
-    :data:`_UNKNOWN_WHEN_MISSING` counts only when both sides have it."""
+    :data:`_UNKNOWN_WHEN_MISSING` counts only when both sides have it; a missing entry of
+    :data:`_DEFAULT_WHEN_MISSING` stands for its default; the :data:`_MODEL_ENTRIES` compare local directories by
+    their resolved path."""
     if not isinstance(old, Mapping):
         return f"no readable settings: {old!r}"
     keys = list(new) + [k for k in old if k not in new]
-    return "; ".join(f"{k}: {old.get(k)!r} (this run: {new.get(k)!r})" for k in keys if old.get(k) != new.get(k)
-                     and not (k in _UNKNOWN_WHEN_MISSING and (k not in old or k not in new)))
+    out = []
+    for k in keys:
+        a, b = old.get(k, _DEFAULT_WHEN_MISSING.get(k)), new.get(k, _DEFAULT_WHEN_MISSING.get(k))
+        if a == b or (k in _UNKNOWN_WHEN_MISSING and (k not in old or k not in new)):
+            continue
+        if k in _MODEL_ENTRIES and _same_model_path(a, b):
+            continue
+        out.append(f"{k}: {a!r} (this run: {b!r})")
+    return "; ".join(out)
 
 
 def _settings_changed(out: Path, cfg: EvalConfig, old: Any, new: Mapping[str, Any], diff: str) -> str:

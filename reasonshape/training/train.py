@@ -448,6 +448,8 @@ def resolve_judge(rs: ReasonshapeArguments, grpo: Any, model: Any) -> Any:
                   max_candidate_tokens=rs.judge_max_candidate_tokens, both_orders=rs.judge_both_orders,
                   logprobs=rs.judge_logprobs, pair_model=rs.su_pair_model, aggregation=rs.su_aggregation,
                   seed=grpo.seed, api_key_env=rs.judge_api_key_env, chat_template_kwargs=rs.judge_chat_template_kwargs)
+    if kind in ("vllm_server", "vllm_colocate", "policy"):  # the policy judges itself: its prompt layout
+        common["prompt_format"] = rs.prompt_format
     if kind == "vllm_server":
         url = rs.judge_base_url or grpo.vllm_server_base_url
         if not url:
@@ -471,7 +473,8 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
     ConfigError
         ``model_name_or_path`` unset, or a local path that does not exist
         (:func:`reasonshape.training.backends.check_model_path`, as ``reasonshape eval`` checks ``--model``; not when
-        ``build_tiny_model_if_missing`` builds the tiny model there); ``remove_unused_columns`` true (the rewards need
+        ``build_tiny_model_if_missing`` builds the tiny model there); ``seed`` outside [0, 2**32) (transformers'
+        ``set_seed``); ``remove_unused_columns`` true (the rewards need
         the ``puzzle`` and ``game_id`` columns); ``eval_strategy`` other than ``"no"`` (no eval split is built:
         ``reasonshape eval`` evaluates checkpoints); ``reward_weights`` of the wrong length; a self-preference judge
         while a process could receive part of a group (several processes and ``per_device_train_batch_size *
@@ -489,6 +492,9 @@ def check_compatible(rs: ReasonshapeArguments, grpo: Any, model: Any) -> None:
 
         check_model_path(model.model_name_or_path, "model_name_or_path",
                          ", or build_tiny_model_if_missing: true for reasonshape's tiny CPU model")
+    if not 0 <= grpo.seed < 2**32:  # else transformers' set_seed fails inside the trainer, after the model loads
+        raise ConfigError(f"seed must be an integer in [0, 2**32) (transformers' set_seed seeds numpy), got "
+                          f"{grpo.seed}")
     if grpo.remove_unused_columns:
         raise ConfigError("remove_unused_columns must be False: the rewards read the dataset's 'puzzle' and "
                           "'game_id' columns, got True")
@@ -717,6 +723,9 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
     grpo.model_init_kwargs = model_init_kwargs
     trainer = GRPOTrainer(model=model_path, reward_funcs=reward_funcs, args=grpo, train_dataset=dataset,
                           peft_config=get_peft_config(model_args), **(trainer_kwargs or {}))
+    if rs.prompt_format == "conversational" and not getattr(trainer.processing_class, "chat_template", None):
+        raise ConfigError(f"the tokenizer of {model_path!r} has no chat template, so the conversational prompts of "
+                          "this run cannot be rendered: set prompt_format: standard (one string per prompt)")
     _bind_live_judge(scorer, trainer, rs.judge)
 
     trainer.train(resume_from_checkpoint=grpo.resume_from_checkpoint)

@@ -69,9 +69,13 @@ def test_standard_prompt_format_is_one_string():
 
 def test_repeated_instances_are_warned_about():
     # dominosa 1dt (a 2x3 grid) has 4 unique-solution instances: 6 rows must repeat some
-    with pytest.warns(RepeatedInstanceWarning, match=r"dominosa trivial: the 6 rows hold 3 distinct instances"):
+    with pytest.warns(RepeatedInstanceWarning, match="dominosa trivial: the 6 rows hold 3 distinct instances; rows "
+                                                     "repeat") as caught:
         rows = build_records(["dominosa"], ["trivial"], n=6)
     assert len(rows) == 6 and len({r["game_id"] for r in rows}) == 3
+    with pytest.warns(RepeatedInstanceWarning) as caught_ds:
+        envs.build_dataset(["dominosa"], ["trivial"], n=6)
+    assert [w.filename for w in caught] == [w.filename for w in caught_ds] == [__file__]  # the caller's line
     with warnings.catch_warnings():
         warnings.simplefilter("error", RepeatedInstanceWarning)
         build_records(["tents"], ["easy"], n=4)

@@ -452,6 +452,18 @@ class TestCandidateRendering:
         assert msgs[-1]["role"] == "user" and "Solve the puzzle." in user
         assert user.index("CAND1") < user.index("CAND2") and "tokens cut" in user
 
+    def test_standard_judge_prompt_is_one_string(self):
+        # a base model judging itself (prompt_format: standard) gets the same comparison as one string
+        chat = PairwiseJudge(backend=_FakeJudge("always_a"), system_prompt="Be fair.")
+        std = PairwiseJudge(backend=_FakeJudge("always_a"), system_prompt="Be fair.", prompt_format="standard")
+        a, b = chat.render_candidate("<answer>CAND1</answer>"), chat.render_candidate("<answer>CAND2</answer>")
+        msgs = chat.messages("Solve.", a, b)
+        assert std.messages("Solve.", a, b) == f"Be fair.\n\n{msgs[-1]['content']}"
+        assert PairwiseJudge(backend=_FakeJudge("always_a"), prompt_format="standard").messages("Solve.", a, b) == \
+            msgs[-1]["content"]
+        with pytest.raises(ConfigError, match="prompt_format must be 'conversational' or 'standard', got 'chat'"):
+            PairwiseJudge(backend=_FakeJudge("always_a"), prompt_format="chat")
+
     def test_bad_judge_config(self):
         with pytest.raises(ConfigError, match="unparsed"):
             PairwiseJudge(backend=_FakeJudge("always_a"), unparsed="skip")

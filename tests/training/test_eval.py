@@ -317,6 +317,25 @@ class TestSampling:
         _check_sampled(summary, 2, 2, 12)
         assert summary.meta["backend"] == "openai" and summary.meta["base_url"] == serve_url
 
+    def test_a_base_model_is_evaluated_and_judges_itself_with_standard_prompts(self, base_model_dir, tmp_path):
+        # no chat template: conversational prompts are refused before anything is sampled, naming the option
+        def cfg(out, **kw):
+            return EvalConfig(out=str(tmp_path / out), model=str(base_model_dir), backend="transformers",
+                              device="cpu", puzzles=["solo"], levels=["trivial"], limit=2, k=2, max_tokens=12,
+                              su_trials=2, judge_max_tokens=6, progress=False, **kw)
+
+        with pytest.raises(ConfigError, match="has no chat template.*--prompt-format standard"):
+            run_eval(cfg("conv"))
+        conv = tmp_path / "conv" / "results.jsonl"
+        assert not conv.exists() or not _read(conv)
+        # standard prompts: sampled, and the model judges its own samples in the same layout
+        summary = run_eval(cfg("std", prompt_format="standard"))
+        _check_sampled(summary, 2, 2, 12)
+        assert summary.meta["su"]["enabled"] and summary.meta["prompt_format"] == "standard"
+        # a base model as a separate judge cannot take the judge's chat messages
+        with pytest.raises(ConfigError, match="--judge-model .* has no chat template"):
+            run_eval(cfg("judged", prompt_format="standard", judge_model=str(base_model_dir)))
+
     def test_traces_with_a_judge_get_structural_uncertainty(self, tiny_model_dir, tmp_path):
         cfg = EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)),
                          judge_model=str(tiny_model_dir), device="cpu", su_trials=3, judge_max_tokens=4,
@@ -375,6 +394,17 @@ class TestCheckpointIdentity:
         again = run_eval(self._cfg(tmp_path, model, limit=2), backend=_InterruptedBackend(10))
         assert (again.n_new, again.n_records) == (1, 2)
         assert again.meta["fingerprint"]["checkpoint"] == EvalConfig(model=str(model)).fingerprint()["checkpoint"]
+
+    def test_another_spelling_of_the_same_directory_resumes(self, tmp_path, monkeypatch):
+        # "./runs/ckpt", "runs/ckpt/" and the absolute path are one model: its identity tells whether it changed
+        model = self._checkpoint(tmp_path / "runs" / "ckpt", b"weights")
+        other = self._checkpoint(tmp_path / "runs" / "other", b"weights")
+        monkeypatch.chdir(tmp_path)
+        assert run_eval(self._cfg(tmp_path, model), backend=_InterruptedBackend(10)).n_new == 1
+        for spelling in ("./runs/ckpt", "runs/ckpt/", "runs/../runs/ckpt"):
+            assert run_eval(self._cfg(tmp_path, Path(spelling), limit=1), backend=_InterruptedBackend(10)).n_new == 0
+        with pytest.raises(ConfigError, match="model: .*ckpt' \\(this run: .*other'\\)"):
+            run_eval(self._cfg(tmp_path, other), backend=_InterruptedBackend(10))
 
     def test_only_local_directories_have_an_identity(self, tmp_path):
         model = self._checkpoint(tmp_path / "ckpt", b"weights")
@@ -960,7 +990,7 @@ def test_standard_prompts_reach_the_backend_as_strings_and_are_part_of_the_finge
     inst = puzzle.parse_game_id(_read(summary.results_path)[0]["game_id"])
     assert backend.prompts == [f"{DEFAULT_SYSTEM_PROMPT}\n\n{puzzle.render_prompt(inst)}"]
     assert summary.meta["prompt_format"] == "standard" and summary.meta["fingerprint"]["prompt_format"] == "standard"
-    with pytest.raises(ConfigError, match="prompt_format: 'standard' \\(this run: None\\)"):
+    with pytest.raises(ConfigError, match="prompt_format: 'standard' \\(this run: 'conversational'\\)"):
         run_eval(cfg("conversational"), backend=Recording(10))  # other prompts: not the same run
     # the default layout adds nothing to the fingerprint: runs written before the option resume
     assert "prompt_format" not in EvalConfig(model="m").fingerprint()

@@ -174,6 +174,25 @@ class TestParsing:
         judge = T.resolve_judge(rs, grpo, model)
         assert (judge.kind, judge.base_url, judge.model) == ("openai", "http://127.0.0.1:8123/v1", "runs/tiny-model")
 
+    def test_a_self_judge_sends_prompts_in_the_runs_prompt_format(self):
+        # the policy judging itself (in process, TRL's colocated engine, the vLLM server) is the same model: a base
+        # model trained on standard prompts gets its comparisons as strings too; a separate judge gets chat messages
+        for extra, fmt in ((["--judge", "policy"], "standard"),
+                           (["--judge", "auto", "--use_vllm", "true", "--vllm_mode", "server"], "standard"),
+                           (["--judge", "auto", "--use_vllm", "true", "--vllm_mode", "colocate"], "standard"),
+                           (["--judge", "transformers", "--judge_model", "runs/judge"], "conversational"),
+                           (["--judge", "openai", "--judge_base_url", "http://127.0.0.1:1/v1", "--judge_model", "m"],
+                            "conversational")):
+            rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--prompt_format", "standard", *extra])
+            assert T.resolve_judge(rs, grpo, model).prompt_format == fmt, extra
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE)])
+        assert T.resolve_judge(rs, grpo, model).prompt_format == "conversational"
+
+    def test_seed_out_of_numpy_range_is_refused_when_parsed(self):
+        for seed in ("-1", str(2**32)):
+            with pytest.raises(ConfigError, match=f"seed must be an integer in \\[0, 2\\*\\*32\\).*got {seed}"):
+                T.parse_train_args(["--config", str(SMOKE), "--seed", seed])
+
     def test_judge_chat_template_kwargs_from_yaml_and_from_a_json_string(self, tmp_path):
         import yaml
 
@@ -649,6 +668,26 @@ def test_standard_prompts_reach_the_trainer_as_strings(tiny_model_dir, tmp_path)
     rec = json.loads((result.output_dir / T.RESULT_FILE).read_text())
     assert rec["final_metrics"]["rewards/accuracy_reward/mean"] == pytest.approx(1.0)
     assert rec["settings"]["reasonshape"]["prompt_format"] == "standard"
+
+
+@pytest.mark.slow
+def test_a_base_model_needs_standard_prompts_and_then_judges_itself_in_them(base_model_dir, tmp_path):
+    # a tokenizer without a chat template: conversational prompts are refused before the first step, with the fix;
+    # with prompt_format: standard the run trains, and the policy judge sends its comparisons as strings (no
+    # "chat template" failure turning self-preference off for the whole run)
+    args = ["--config", str(SMOKE), "--model_name_or_path", str(base_model_dir), "--max_steps", "1"]
+    rs, grpo, model = T.parse_train_args([*args, "--output_dir", str(tmp_path / "conv")])
+    with pytest.raises(ConfigError, match="has no chat template.*set prompt_format: standard"):
+        T.run_training(rs, grpo, model)
+    assert not (tmp_path / "conv" / T.RESULT_FILE).exists()
+    rs, grpo, model = T.parse_train_args([*args, "--output_dir", str(tmp_path / "std"), "--prompt_format", "standard"])
+    assert "self_preference" in rs.reward_funcs
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = T.run_training(rs, grpo, model)
+    assert result.global_step == 1
+    assert not [w for w in caught if "chat template" in str(w.message)], [str(w.message) for w in caught]
+    assert "reasonshape/su/unparsed_rate" in result.final_metrics  # the judge was asked and replied
 
 
 @pytest.mark.slow
