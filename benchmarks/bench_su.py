@@ -12,6 +12,7 @@ Run: ``python benchmarks/bench_su.py`` (a few seconds on one CPU core). Prints m
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -55,7 +56,9 @@ class _InstantJudge:
         return [[Sample(f"Verdict: {'AB'[int(self.rng.integers(2))]}", None, 0, 2, "stop")] for _ in prompts]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                            epilog="No options: run it to print the tables.").parse_args(argv)
     rng = np.random.default_rng(0)
     pairs = sample_spanning_trees(N, M, rng)
     outcomes = rng.random((M, N - 1))

@@ -474,8 +474,9 @@ class BridgesPuzzle(Puzzle):
         Raises
         ------
         ClaimError
-            For either polarity: another kind, a wrong cell count, an off-grid cell, a bridge count that is not an
-            integer ``0..maxb``, an island number that is not an integer ``1..16`` (what a desc can write).
+            For either polarity: another kind, a wrong cell count, an off-grid cell, a bridge claim on a cell that
+            is not an island (or twice on one), a bridge count that is not an integer ``0..maxb``, an island number
+            that is not an integer ``1..16`` (what a desc can write).
         """
         p = instance.params
         if claim.kind not in self.CLAIM_KINDS:
@@ -483,8 +484,9 @@ class BridgesPuzzle(Puzzle):
         for cell in claim.cells:
             self._check_cell(instance, cell, p.h, p.w)
         if claim.kind == "bridge":
-            if len(claim.cells) != 2:
-                raise ClaimError(f"bridges: a bridge claim names two islands, got {claim.cells}")
+            islands = instance.data.islands
+            if len(claim.cells) != 2 or claim.cells[0] == claim.cells[1] or any(c not in islands for c in claim.cells):
+                raise ClaimError(f"bridges: a bridge claim names two distinct islands, got {claim.cells}")
             self._claim_number(claim, 0, p.maxb, "a number of bridges")
             a, b = claim.cells
             truth = dict(solution).get((min(a, b), max(a, b)), 0) == claim.value
@@ -515,24 +517,27 @@ class BridgesPuzzle(Puzzle):
         verb = "are joined" if claim.positive else "are not joined"
         return f"({r1},{c1}) and ({r2},{c2}) {verb} by {claim.value} bridge{'' if claim.value == 1 else 's'}"
 
-    _BRIDGE_RE = re.compile(r"\((\d+),\s?(\d+)\) and \((\d+),\s?(\d+)\) (are|are not) joined by (\d+) bridges?")
-    _NONE_RE = re.compile(r"no bridges? between \((\d+),\s?(\d+)\) and \((\d+),\s?(\d+)\)")
-    _ISLAND_RE = re.compile(r"the island at \((\d+),\s?(\d+)\) (needs|does not need) (\d+) bridges?")
+    # case-insensitive: a sentence may begin with any of them ("No bridge between ...", "The island at ...")
+    _BRIDGE_RE = re.compile(r"\((\d+),\s?(\d+)\) and \((\d+),\s?(\d+)\) (are|are not) joined by (\d+) bridges?",
+                            re.IGNORECASE)
+    _NONE_RE = re.compile(r"no bridges? between \((\d+),\s?(\d+)\) and \((\d+),\s?(\d+)\)", re.IGNORECASE)
+    _ISLAND_RE = re.compile(r"the island at \((\d+),\s?(\d+)\) (needs|does not need) (\d+) bridges?", re.IGNORECASE)
 
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
-        """Reads what :meth:`claim_text` writes, plus "no bridge between (a) and (b)" (count 0)."""
+        """Reads what :meth:`claim_text` writes, plus "no bridge between (a) and (b)" (count 0), in any letter case
+        (a sentence may begin with one)."""
         text = mask_long_numbers(text)
         out = []
         for m in self._BRIDGE_RE.finditer(text):
             a, b = (int(m.group(1)), int(m.group(2))), (int(m.group(3)), int(m.group(4)))
-            out.append((Claim("bridge", (min(a, b), max(a, b)), int(m.group(6)), m.group(5) == "are"),
+            out.append((Claim("bridge", (min(a, b), max(a, b)), int(m.group(6)), m.group(5).lower() == "are"),
                         m.start(), m.end()))
         for m in self._NONE_RE.finditer(text):
             a, b = (int(m.group(1)), int(m.group(2))), (int(m.group(3)), int(m.group(4)))
             out.append((Claim("bridge", (min(a, b), max(a, b)), 0), m.start(), m.end()))
         for m in self._ISLAND_RE.finditer(text):
             out.append((Claim("island", ((int(m.group(1)), int(m.group(2))),), int(m.group(4)),
-                              m.group(3) == "needs"), m.start(), m.end()))
+                              m.group(3).lower() == "needs"), m.start(), m.end()))
         out.sort(key=lambda t: t[1])
         return out
 

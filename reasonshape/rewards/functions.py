@@ -70,6 +70,7 @@ __all__ = [
     "REWARD_NAMES",
     "RewardWarning",
     "ShapingWeights",
+    "check_weight",
     "JudgeSettings",
     "process_rank",
     "RewardScorer",
@@ -109,6 +110,17 @@ def _warn(message: str) -> None:
 
 
 # ===================================================================================================== settings
+def check_weight(value: Any, name: str, label: str) -> None:
+    """Raise ``ConfigError "<label> must be ..., got <value>"`` unless ``value`` is a valid weight of the reward
+    ``name`` (``accuracy`` / ``format`` / ``eta`` / ``self_preference``): a finite number >= 0, and > 0 for accuracy
+    (the task). ``label`` is how the caller names it: ``"eta weight"`` (:class:`ShapingWeights`), ``"eta_weight"``
+    (a training config's field)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ConfigError(f"{label} must be a finite number >= 0, got {value!r}")
+    if name == "accuracy" and value <= 0:
+        raise ConfigError(f"{label} must be > 0 (accuracy is the task), got {value!r}")
+
+
 @dataclass(frozen=True)
 class ShapingWeights:
     """Weights of the shaped reward, with the anti-gaming rule checked when they are built.
@@ -156,11 +168,7 @@ class ShapingWeights:
 
     def __post_init__(self):
         for name in ("accuracy", "format", "eta", "self_preference"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
-                raise ConfigError(f"{name} weight must be a finite number >= 0, got {v!r}")
-        if self.accuracy <= 0:
-            raise ConfigError(f"accuracy weight must be > 0 (accuracy is the task), got {self.accuracy!r}")
+            check_weight(getattr(self, name), name, f"{name} weight")
         if not self.allow_gaming and self.gaming_margin() <= 0:
             raise self.gaming_error()
 

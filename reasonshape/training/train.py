@@ -179,7 +179,7 @@ class ReasonshapeArguments:
 
     def __post_init__(self):
         from reasonshape.envs.registry import PUZZLE_NAMES
-        from reasonshape.rewards.functions import ShapingWeights
+        from reasonshape.rewards.functions import ShapingWeights, check_weight
 
         self.puzzles = _as_str_list(self.puzzles, "puzzles")
         self.levels = _as_str_list(self.levels, "levels")
@@ -200,7 +200,9 @@ class ReasonshapeArguments:
                               f"got {self.reward_funcs}")
         if len(set(self.reward_funcs)) != len(self.reward_funcs):
             raise ConfigError(f"reward_funcs must not repeat a reward, got {self.reward_funcs}")
-        weights = ShapingWeights(  # raises ConfigError "<name> weight must be ..., got ..."
+        for name in ("accuracy", "format", "eta", "self_preference"):  # named as the config names them
+            check_weight(getattr(self, f"{name}_weight"), name, f"{name}_weight")
+        weights = ShapingWeights(
             accuracy=self.accuracy_weight, format=self.format_weight, eta=self.eta_weight,
             self_preference=self.self_preference_weight, eta_only_correct=self.eta_only_correct, allow_gaming=True)
         if not self.allow_gaming_weights and weights.gaming_margin() <= 0:  # the anti-gaming rule, in our field names

@@ -260,6 +260,18 @@ class TestClaims:
         assert [c for c, _, _ in P.parse_claim_text(small, text)] == claims
         (c, s, e), = P.parse_claim_text(small, "so there is no bridge between (1,3) and (1,1)")
         assert c == Claim("bridge", ((1, 1), (1, 3)), 0)
+        # a sentence may begin with any of them
+        capital = "No bridge between (1,3) and (1,1). The island at (1,1) Needs 2 bridges. (1,1) and (3,1) Are Not " \
+                  "joined by 2 bridges."
+        assert [c for c, _, _ in P.parse_claim_text(small, capital)] == [
+            Claim("bridge", ((1, 1), (1, 3)), 0), Claim("island", ((1, 1),), 2),
+            Claim("bridge", ((1, 1), (3, 1)), 2, False)]
+
+    @pytest.mark.parametrize("cells", [((1, 1), (1, 2)), ((1, 2), (3, 2)), ((1, 1), (1, 1))])
+    def test_a_bridge_claim_names_two_distinct_islands(self, small, cells):
+        for positive in (True, False):
+            with pytest.raises(ClaimError, match="a bridge claim names two distinct islands"):
+                P.verify_claim(small, Claim("bridge", cells, 0, positive))
 
 
 class TestUnits:
@@ -281,7 +293,6 @@ class TestUnits:
         assert any(u.name.startswith("the crossing of") for u in P.units(plus))
 
 
-EXTRA_CLAIMS = [Claim("bridge", ((1, 1), (1, 3)), 0), Claim("island", ((1, 1),), 4, False)]
 def test_claim_texts_read_back_through_the_trace_reader():
     """Everything ``claim_text`` writes is read back as the same claim by the deterministic trace reader (generic
     cell-value patterns + this puzzle's ``parse_claim_text``)."""
@@ -290,5 +301,7 @@ def test_claim_texts_read_back_through_the_trace_reader():
         inst = P.parse_game_id(row["game_id"])
         reader = schema.SchemaReader(P, inst)
         c_star = sorted(P.solution_claims(inst))
-        for claim in c_star + [c.negated() for c in c_star] + list(P.given_claims(inst)) + EXTRA_CLAIMS:
+        island = P.given_claims(inst)[0].cells[0]
+        extra = [Claim("bridge", c_star[0].cells, 0), Claim("island", (island,), 4, False)]
+        for claim in c_star + [c.negated() for c in c_star] + list(P.given_claims(inst)) + extra:
             assert [m.claim for m in reader.read(P.claim_text(claim))] == [claim], P.claim_text(claim)
