@@ -139,7 +139,16 @@ def _max_matching(left: list, adj: dict) -> dict:
     """A maximum bipartite matching between ``left`` and the right vertices that ``adj[u]`` lists for each ``u``:
     ``{right: left}``. SciPy's ``maximum_bipartite_matching`` (Hopcroft–Karp) on the biadjacency matrix: ~80 µs on
     a hard instance's few dozen tents, where building a networkx graph alone would exceed :meth:`Tents.check`'s 1 ms
-    budget."""
+    budget. A greedy pass comes first: when it pairs every left vertex the matching is maximum (no matching is larger
+    than ``left``), which is the case for most answers (each tent beside a tree of its own), in ~10 µs."""
+    greedy: dict = {}
+    for u in left:
+        v = next((v for v in adj.get(u, ()) if v not in greedy), None)
+        if v is None:
+            break
+        greedy[v] = u
+    else:
+        return greedy
     right = sorted({v for u in left for v in adj.get(u, ())})
     if not left or not right:
         return {}

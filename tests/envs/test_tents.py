@@ -234,6 +234,13 @@ class TestCheck:
         assert (time.perf_counter() - t) / 200 < 2e-3
 
 
+def test_matching_beyond_the_greedy_pass():
+    # greedy pairs tent 0 with tree "a" and then finds none for tent 1; the maximum pairs both
+    assert _max_matching([0, 1], {0: ["a", "b"], 1: ["a"]}) == {"b": 0, "a": 1}
+    assert _max_matching([0, 1], {0: ["a"], 1: ["a"]}) in ({"a": 0}, {"a": 1})
+    assert _max_matching([], {}) == {} and _max_matching([0], {0: []}) == {}
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32))
 def test_matching_agrees_with_networkx(seed):
