@@ -219,8 +219,9 @@ class JudgeSettings:
         Environment variable holding the endpoint's API key (never logged).
     trials : int
         M, spanning-tree trials per group (M·(N-1) judge prompts per group), >= 1.
-    max_tokens, temperature, max_candidate_tokens, both_orders, logprobs
-        Passed to :class:`~reasonshape.rewards.structural_uncertainty.PairwiseJudge`.
+    max_tokens, temperature, max_candidate_tokens, both_orders, logprobs, unparsed
+        Passed to :class:`~reasonshape.rewards.structural_uncertainty.PairwiseJudge` (``unparsed``: a reply without
+        a readable verdict is a tie, or dropped from the fit).
     pair_model, aggregation, damping, C
         Passed to :func:`~reasonshape.rewards.structural_uncertainty.score_groups` (paper B §3.2 defaults:
         Bradley–Terry, C = 1, PageRank with damping 0.85).
@@ -258,6 +259,7 @@ class JudgeSettings:
     max_candidate_tokens: int = 1024
     both_orders: bool = False
     logprobs: int | None = 5
+    unparsed: Literal["tie", "drop"] = "tie"
     pair_model: Literal["bradley_terry", "trueskill"] = "bradley_terry"
     aggregation: Literal["pagerank", "rank_centrality"] = "pagerank"
     damping: float = 0.85
@@ -273,6 +275,8 @@ class JudgeSettings:
                            chat_template_kwargs_from(self.chat_template_kwargs, "judge chat_template_kwargs"))
         if self.kind not in ("policy", "transformers", "openai", "vllm"):
             raise ConfigError(f"judge kind must be one of policy, transformers, openai, vllm, got {self.kind!r}")
+        if self.unparsed not in ("tie", "drop"):
+            raise ConfigError(f"judge unparsed must be 'tie' or 'drop', got {self.unparsed!r}")
         if self.prompt_format not in ("conversational", "standard"):
             raise ConfigError("judge prompt_format must be 'conversational' or 'standard', got "
                               f"{self.prompt_format!r}")
@@ -645,7 +649,7 @@ class RewardScorer:
         s = self.judge_settings
         self._judge = PairwiseJudge(backend, max_candidate_tokens=s.max_candidate_tokens, both_orders=s.both_orders,
                                     temperature=s.temperature, max_tokens=s.max_tokens, logprobs=s.logprobs,
-                                    prompt_format=s.prompt_format)
+                                    unparsed=s.unparsed, prompt_format=s.prompt_format)
 
     def bind_policy(self, model: Any, tokenizer: Any) -> None:
         """Judge with the live policy ``model`` (a ``transformers`` model, unwrapped) and its ``tokenizer``.

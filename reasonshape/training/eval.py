@@ -629,6 +629,8 @@ class EvalConfig:
     su: bool = field(default=True, metadata={"help": "structural uncertainty for groups of k >= 2 (paper B)"})
     su_trials: int = field(default=8, metadata={"help": "spanning-tree trials M per group (M*(k-1) judge calls)"})
     judge_max_tokens: int = field(default=512, metadata={"help": "judge reply length in tokens"})
+    judge_unparsed: str = field(default="tie", metadata={
+        "help": "a judge reply without a readable verdict: tie (0.5) or drop (left out of the Bradley-Terry fit)"})
     judge_model: str | None = field(default=None, metadata={
         "help": "judge for --traces mode (a model directory, or a served name with --judge-base-url); sampling "
                 "mode uses the policy itself unless given"})
@@ -665,6 +667,8 @@ class EvalConfig:
                                                                     "judge_chat_template_kwargs")
         from reasonshape.envs.dataset import PROMPT_FORMATS
 
+        if self.judge_unparsed not in ("tie", "drop"):
+            raise ConfigError(f"judge_unparsed must be 'tie' or 'drop', got {self.judge_unparsed!r}")
         if self.prompt_format not in PROMPT_FORMATS:
             raise ConfigError(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, got {self.prompt_format!r}")
         if not isinstance(self.out, (str, Path)) or not str(self.out):
@@ -769,6 +773,8 @@ class EvalConfig:
         """
         su = {"su": self.su, "su_trials": self.su_trials, "judge_model": self.judge_model,
               "llm_extraction": self.llm_extraction}
+        if self.judge_unparsed != "tie":  # absent: the only behaviour before the option (see _DEFAULT_WHEN_MISSING)
+            su["judge_unparsed"] = self.judge_unparsed
         judge_checkpoint = _local_identity(self.judge_model, self.judge_backend)
         if judge_checkpoint is not None:
             su["judge_checkpoint"] = judge_checkpoint
@@ -1213,7 +1219,7 @@ class _BatchRunner:
         # the policy judging itself sends its comparisons in its own prompt layout; a --judge-model gets chat messages
         fmt = cfg.prompt_format if cfg.judge_model is None else "conversational"
         self.judge = None if judge is None else PairwiseJudge(judge, max_tokens=cfg.judge_max_tokens,
-                                                              prompt_format=fmt)
+                                                              unparsed=cfg.judge_unparsed, prompt_format=fmt)
         self.system_prompt, self.index_of = system_prompt, index_of
         self.sample_s = self.judge_s = self.score_s = 0.0
         self.n_new = 0
@@ -1357,6 +1363,7 @@ def _run_meta(cfg: EvalConfig, source: str, groups: Sequence[_Group], records: S
         "prompt_format": cfg.prompt_format if sample else None,
         "chat_template_kwargs": cfg.chat_template_kwargs if sample else None,
         "su": {"enabled": judge_name is not None, "trials": cfg.su_trials, "judge_max_tokens": cfg.judge_max_tokens,
+               "unparsed_as": cfg.judge_unparsed,
                "judge_chat_template_kwargs": cfg.judge_template_kwargs() if judge_name is not None else None,
                "model": "bradley_terry", "C": 1.0, "aggregation": "pagerank", "damping": 0.85,
                **_judge_counts(records), **({"not_computed": why_no_su} if why_no_su else {})},
@@ -1452,7 +1459,7 @@ _UNKNOWN_WHEN_MISSING = frozenset(_CHECKPOINT_ENTRIES)
 
 #: Fingerprint entries left out when they hold their default (so that runs made before the entry existed resume):
 #: entry -> the value a missing entry stands for.
-_DEFAULT_WHEN_MISSING = {"prompt_format": "conversational"}
+_DEFAULT_WHEN_MISSING = {"prompt_format": "conversational", "judge_unparsed": "tie"}
 
 #: Fingerprint entries naming a model: two spellings of one local directory ("./ckpt", "/abs/ckpt/") are one model
 #: (its checkpoint identity tells whether the weights changed).

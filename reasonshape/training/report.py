@@ -855,8 +855,11 @@ def _su_section(doc: _Doc, records: Sequence[Mapping[str, Any]], out_dir: Path, 
               + (f"; not computed in this run: {why}" if why else "") + ": section left out.")
         return
     if jc["prompts"]:
+        su_meta = (meta or {}).get("su")
+        dropped = isinstance(su_meta, Mapping) and su_meta.get("unparsed_as") == "drop"
+        how = "left out of the fit (--judge-unparsed drop)" if dropped else "counted as ties"
         doc.p(f"The judge's replies had no readable verdict in {jc['unparsed']} of {jc['prompts']} prompts "
-              f"({100 * jc['unparsed'] / jc['prompts']:.1f} %, counted as ties); {jc['no_verdict']} of "
+              f"({100 * jc['unparsed'] / jc['prompts']:.1f} %, {how}); {jc['no_verdict']} of "
               f"{jc['groups']} judged groups had no readable verdict at all and are left out of every "
               "number below (ties alone measure nothing).")
     doc.p(f"{s['n_groups']} groups (a group: one model's completions of one instance): the answer (top-ranked "

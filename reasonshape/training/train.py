@@ -159,6 +159,10 @@ class ReasonshapeArguments:
         default=False, metadata={"help": "Judge every pair in both orders to cancel position bias (2x prompts)."})
     judge_logprobs: int | None = field(
         default=5, metadata={"help": "Top-k logprobs for soft verdicts (0-20), or None for hard verdicts only."})
+    judge_unparsed: Literal["tie", "drop"] = field(
+        default="tie",
+        metadata={"help": "A judge reply without a readable verdict: a tie (0.5), or dropped from the Bradley-Terry "
+                          "fit (reasonshape choice; either way counted in reasonshape/su/unparsed_rate)."})
     judge_chat_template_kwargs: dict | str | None = field(
         default=None,
         metadata={"help": "Keywords for the judge's chat template, a mapping (a JSON object on the command line), "
@@ -236,6 +240,8 @@ class ReasonshapeArguments:
             _check_int(self.judge_logprobs, "judge_logprobs", 0)
             if self.judge_logprobs > 20:
                 raise ConfigError(f"judge_logprobs must be None or an integer in [0, 20], got {self.judge_logprobs}")
+        if self.judge_unparsed not in ("tie", "drop"):
+            raise ConfigError(f"judge_unparsed must be 'tie' or 'drop', got {self.judge_unparsed!r}")
         if not isinstance(self.judge_temperature, int | float) or not math.isfinite(self.judge_temperature) \
                 or self.judge_temperature < 0:
             raise ConfigError(f"judge_temperature must be a finite number >= 0, got {self.judge_temperature!r}")
@@ -448,7 +454,8 @@ def resolve_judge(rs: ReasonshapeArguments, grpo: Any, model: Any) -> Any:
                       "engine, because of %s (%s)", blocker[0], blocker[1])
     common = dict(trials=rs.judge_trials, max_tokens=rs.judge_max_tokens, temperature=rs.judge_temperature,
                   max_candidate_tokens=rs.judge_max_candidate_tokens, both_orders=rs.judge_both_orders,
-                  logprobs=rs.judge_logprobs, pair_model=rs.su_pair_model, aggregation=rs.su_aggregation,
+                  logprobs=rs.judge_logprobs, unparsed=rs.judge_unparsed, pair_model=rs.su_pair_model,
+                  aggregation=rs.su_aggregation,
                   seed=grpo.seed, api_key_env=rs.judge_api_key_env, chat_template_kwargs=rs.judge_chat_template_kwargs)
     if kind in ("vllm_server", "vllm_colocate", "policy"):  # the policy judges itself: its prompt layout
         common["prompt_format"] = rs.prompt_format

@@ -461,6 +461,37 @@ class _ScriptedJudge:
         return [[Sample(self.text, None, 10, 3, "stop", None)] for _ in prompts]
 
 
+class _AlternatingJudge:
+    """A judge backend whose replies alternate between a readable "Verdict: A" and an unreadable one."""
+
+    def generate(self, prompts, n=1, temperature=1.0, top_p=1.0, max_tokens=256, seed=None, logprobs=None):
+        from reasonshape.training.backends import Sample
+
+        return [[Sample("Verdict: A" if i % 2 else "lorem ipsum", None, 10, 3, "stop", None)]
+                for i in range(len(prompts))]
+
+
+def test_judge_unparsed_drop_leaves_unreadable_replies_out_of_the_fit(tmp_path):
+    def run(out, unparsed):
+        cfg = EvalConfig(out=str(tmp_path / out), traces=str(_handmade_traces(tmp_path)), su_trials=2,
+                         progress=False, judge_unparsed=unparsed)
+        return run_eval(cfg, judge=_AlternatingJudge())
+
+    tie, drop = run("tie", "tie"), run("drop", "drop")
+    su = {name: next(r["su"] for r in _read(s.results_path) if r["model"] == "m")
+          for name, s in (("tie", tie), ("drop", drop))}
+    assert su["tie"]["unparsed"] == su["drop"]["unparsed"] == 2 and su["tie"]["judge_prompts"] == 4
+    assert su["tie"]["U"] != su["drop"]["U"]  # the same replies, another fit
+    assert drop.meta["su"]["unparsed_as"] == "drop" and drop.meta["fingerprint"]["judge_unparsed"] == "drop"
+    assert "judge_unparsed" not in tie.meta["fingerprint"]  # the default: runs from before the option resume
+    assert "left out of the fit" in (tmp_path / "drop" / "report.md").read_text()
+    assert "counted as ties" in (tmp_path / "tie" / "report.md").read_text()
+    with pytest.raises(ConfigError, match="judge_unparsed: 'drop' \\(this run: 'tie'\\)"):
+        run("drop", "tie")
+    with pytest.raises(ConfigError, match="judge_unparsed must be 'tie' or 'drop', got 'skip'"):
+        EvalConfig(traces="t.jsonl", judge_unparsed="skip")
+
+
 class TestJudgeWithoutVerdict:
     def test_groups_without_a_readable_verdict_are_left_out_and_counted(self, tmp_path):
         cfg = EvalConfig(out=str(tmp_path / "out"), traces=str(_handmade_traces(tmp_path)), su_trials=2,

@@ -59,6 +59,7 @@ class TestReasonshapeArguments:
         (dict(judge_logprobs=21), "judge_logprobs must be None or an integer in"),
         (dict(judge_temperature=-1.0), "judge_temperature must be"),
         (dict(prompt_format="chat"), "prompt_format must be 'conversational' or 'standard', got 'chat'"),
+        (dict(judge_unparsed="skip"), "judge_unparsed must be 'tie' or 'drop', got 'skip'"),
     ])
     def test_invalid_fields_raise_config_error(self, kw, match):
         with pytest.raises(ConfigError, match=match):
@@ -189,6 +190,17 @@ class TestParsing:
             assert T.resolve_judge(rs, grpo, model).prompt_format == fmt, extra
         rs, grpo, model = T.parse_train_args(["--config", str(SMOKE)])
         assert T.resolve_judge(rs, grpo, model).prompt_format == "conversational"
+
+    def test_judge_unparsed_reaches_the_judge(self):
+        from reasonshape.rewards.functions import RewardScorer
+
+        rs, grpo, model = T.parse_train_args(["--config", str(SMOKE), "--judge_unparsed", "drop"])
+        settings = T.resolve_judge(rs, grpo, model)
+        assert settings.unparsed == "drop"
+        scorer = RewardScorer(judge=settings, num_generations=4)
+        scorer.bind_judge_backend(object.__new__(type("B", (), {"generate": lambda self, *a, **k: []})))
+        assert scorer._judge.unparsed == "drop"
+        assert T.resolve_judge(*T.parse_train_args(["--config", str(SMOKE)])).unparsed == "tie"
 
     def test_seed_out_of_numpy_range_is_refused_when_parsed(self):
         for seed in ("-1", str(2**32)):
