@@ -342,6 +342,8 @@ def solve_move_items(puzzle: str, move: Any, prefix: str = "S") -> list[str]:
     if "" in items:
         raise bad_solve_move(puzzle, move, "an empty item between two ';'")
     return items
+
+
 def check_side(text: str, position: int, side: str, n: int, min_side: int, max_side: int = 99) -> None:
     """Raise :class:`GameIdError` "a <side> between <min_side> and <max_side>, got <n>" at ``position`` (where the
     side's digits start in ``text``) unless ``min_side <= n <= max_side``: the one side check of the params

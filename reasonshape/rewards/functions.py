@@ -326,15 +326,18 @@ class JudgeSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeSettings | None:
         """Settings for an OpenAI-compatible judge from ``REASONSHAPE_JUDGE_BASE_URL`` and ``REASONSHAPE_JUDGE_MODEL``
-        (plus optional ``REASONSHAPE_JUDGE_TRIALS`` and ``REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS``, a JSON object such
-        as ``{"enable_thinking": false}``); ``None`` when the URL is unset. Used by the module-level
-        ``self_preference_reward`` (``trl grpo`` passes no arguments to a reward).
+        (plus optional ``REASONSHAPE_JUDGE_TRIALS``, ``REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS``, a JSON object such
+        as ``{"enable_thinking": false}``, ``REASONSHAPE_JUDGE_UNPARSED`` (``tie`` / ``drop``) and
+        ``REASONSHAPE_JUDGE_PROMPT_FORMAT`` (``conversational`` / ``standard``: a base model served as its own
+        judge)); ``None`` when the URL is unset. Used by the module-level ``self_preference_reward`` (``trl grpo``
+        passes no arguments to a reward).
 
         Raises
         ------
         ConfigError
-            ``REASONSHAPE_JUDGE_TRIALS`` is not an integer >= 1, or ``REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS`` is not
-            a JSON object."""
+            ``REASONSHAPE_JUDGE_TRIALS`` is not an integer >= 1, ``REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS`` is not
+            a JSON object, or ``REASONSHAPE_JUDGE_UNPARSED`` / ``REASONSHAPE_JUDGE_PROMPT_FORMAT`` is not one of its
+            values."""
         from reasonshape.training.backends import chat_template_kwargs_from
 
         env = os.environ if environ is None else environ
@@ -349,7 +352,8 @@ class JudgeSettings:
         kwargs = chat_template_kwargs_from(env.get("REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS"),
                                            "REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS")
         return cls(kind="openai", base_url=url, model=env.get("REASONSHAPE_JUDGE_MODEL"), trials=m,
-                   chat_template_kwargs=kwargs or None)
+                   chat_template_kwargs=kwargs or None, unparsed=env.get("REASONSHAPE_JUDGE_UNPARSED", "tie"),
+                   prompt_format=env.get("REASONSHAPE_JUDGE_PROMPT_FORMAT", "conversational"))
 
     def build_backend(self):
         """The generation backend for ``transformers`` / ``openai`` judges (``policy`` / ``vllm`` are bound live).

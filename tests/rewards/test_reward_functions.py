@@ -591,6 +591,14 @@ class TestSelfPreferenceReward:
         assert JudgeSettings.from_env(env).chat_template_kwargs == {"enable_thinking": False}
         with pytest.raises(ConfigError, match="REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS must be a JSON object"):
             JudgeSettings.from_env({**env, "REASONSHAPE_JUDGE_CHAT_TEMPLATE_KWARGS": "no"})
+        assert (s.unparsed, s.prompt_format) == ("tie", "conversational")
+        s = JudgeSettings.from_env({**env, "REASONSHAPE_JUDGE_UNPARSED": "drop",
+                                    "REASONSHAPE_JUDGE_PROMPT_FORMAT": "standard"})
+        assert (s.unparsed, s.prompt_format) == ("drop", "standard")
+        with pytest.raises(ConfigError, match="judge unparsed must be 'tie' or 'drop', got 'skip'"):
+            JudgeSettings.from_env({**env, "REASONSHAPE_JUDGE_UNPARSED": "skip"})
+        with pytest.raises(ConfigError, match="judge prompt_format must be 'conversational' or 'standard'"):
+            JudgeSettings.from_env({**env, "REASONSHAPE_JUDGE_PROMPT_FORMAT": "chat"})
 
     @pytest.mark.parametrize("value, match", [
         ("not json", "must be a JSON object such as"),
