@@ -646,6 +646,25 @@ def _settings_changes(stored: Any, requested: dict[str, dict[str, Any]]) -> list
     return sorted(out)
 
 
+def _check_chat_template(model_path: str, model_args: Any, grpo: Any, processing_class: Any = None) -> None:
+    """Raise :class:`ConfigError` when the policy's tokenizer has no chat template, before the model is loaded: the
+    conversational prompts could not be rendered (a base model needs ``prompt_format: standard``). The tokenizer is
+    the one given to the trainer, else ``AutoTokenizer.from_pretrained(model_path)`` (local files, or the hub's
+    cache); one that cannot be loaded here is left to TRL, which reports it itself."""
+    tok = processing_class
+    if tok is None:
+        from transformers import AutoTokenizer
+
+        try:
+            tok = AutoTokenizer.from_pretrained(model_path, revision=model_args.model_revision,
+                                                trust_remote_code=grpo.trust_remote_code)
+        except (OSError, ValueError):
+            return
+    if not getattr(tok, "chat_template", None):
+        raise ConfigError(f"the tokenizer of {model_path!r} has no chat template, so the conversational prompts of "
+                          "this run cannot be rendered: set prompt_format: standard (one string per prompt)")
+
+
 def _bind_live_judge(scorer: Any, trainer: Any, judge_option: str) -> None:
     """Bind a ``policy`` judge to the trained model (``trainer.accelerator.unwrap_model(trainer.model)`` and
     ``trainer.processing_class``) or a ``vllm`` judge to TRL's colocated engine (``trainer.vllm_generation.llm``),
@@ -730,11 +749,10 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
     if isinstance(grpo.model_init_kwargs, dict):
         model_init_kwargs.update(grpo.model_init_kwargs)
     grpo.model_init_kwargs = model_init_kwargs
+    if rs.prompt_format == "conversational":
+        _check_chat_template(model_path, model_args, grpo, (trainer_kwargs or {}).get("processing_class"))
     trainer = GRPOTrainer(model=model_path, reward_funcs=reward_funcs, args=grpo, train_dataset=dataset,
                           peft_config=get_peft_config(model_args), **(trainer_kwargs or {}))
-    if rs.prompt_format == "conversational" and not getattr(trainer.processing_class, "chat_template", None):
-        raise ConfigError(f"the tokenizer of {model_path!r} has no chat template, so the conversational prompts of "
-                          "this run cannot be rendered: set prompt_format: standard (one string per prompt)")
     _bind_live_judge(scorer, trainer, rs.judge)
 
     trainer.train(resume_from_checkpoint=grpo.resume_from_checkpoint)
