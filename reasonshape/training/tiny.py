@@ -17,7 +17,10 @@ templates, token counting, GRPO updates, HTTP serving), not to solve puzzles. So
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
+import tempfile
 from pathlib import Path
 
 from reasonshape.errors import ConfigError
@@ -186,7 +189,10 @@ def build_tiny_model(out_dir: str | Path, seed: int = 0) -> Path:
     Parameters
     ----------
     out_dir : str or Path
-        Target directory; created if missing. Existing files of the same names are overwritten.
+        Target directory. A missing one is built under a temporary name beside it and renamed into place when
+        complete, so a crash leaves no half-written model there, and processes building it at once (the ranks
+        of a multi-process run) each see either nothing or a whole model; the first rename wins. In an existing
+        directory, files of the same names are overwritten.
     seed : int
         Seeds both the tokenizer corpus and the weight initialisation (inside ``torch.random.fork_rng``, so the
         caller's global torch RNG state is left unchanged).
@@ -208,7 +214,18 @@ def build_tiny_model(out_dir: str | Path, seed: int = 0) -> Path:
     from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        try:
+            build_tiny_model(tmp, seed)
+            os.rename(tmp, out)  # atomic; fails when another process renamed its build there first
+        except OSError:
+            if not (out / "model.safetensors").exists():
+                raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return out
     tokenizer = build_tiny_tokenizer(seed)
     eos_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
     pad_id = tokenizer.convert_tokens_to_ids("<|endoftext|>")

@@ -794,6 +794,8 @@ def train_main(args: argparse.Namespace) -> int:
     rs, grpo, model = parse_train_args(argv)
     config = argv[argv.index("--config") + 1] if "--config" in argv[:-1] else None
     result = run_training(rs, grpo, model, config_path=config)
+    if result.trainer is not None and not result.trainer.accelerator.is_main_process:
+        return 0  # one summary per run, as one result file: the main process prints it
     fm = result.final_metrics
     shown = {k: None if v is None else round(v, 4) for k, v in fm.items()
              if k.startswith(("rewards/", "reasonshape/")) or k == "reward"}

@@ -47,6 +47,37 @@ class TestTinyModel:
             assert _digest(again / name) == _digest(tiny_model_dir / name), name
         assert _digest(other / "model.safetensors") != _digest(tiny_model_dir / "model.safetensors")
 
+    def test_a_missing_directory_appears_whole_or_not_at_all(self, tiny_model_dir, tmp_path, monkeypatch):
+        # built under a temporary name and renamed: a crash mid-build leaves nothing at the path (a rerun builds it
+        # again instead of loading half a model), and no temporary directory stays behind
+        import reasonshape.training.tiny as tiny
+
+        def crash(self, *args, **kwargs):
+            raise RuntimeError("killed while saving")
+
+        with monkeypatch.context() as m:
+            m.setattr("transformers.PreTrainedModel.save_pretrained", crash)
+            with pytest.raises(RuntimeError, match="killed while saving"):
+                tiny.build_tiny_model(tmp_path / "runs" / "tiny", seed=0)
+        assert list((tmp_path / "runs").iterdir()) == []
+        # two builders of one path (the ranks of a multi-process run): the other one renames its build into place
+        # while this one is building; this one's rename then fails, and it returns the model that is there
+        import shutil
+        import tempfile
+
+        target = tmp_path / "runs" / "tiny"
+        real_mkdtemp = tempfile.mkdtemp
+
+        def other_rank_finishes_first(*args, **kwargs):
+            made = real_mkdtemp(*args, **kwargs)
+            shutil.copytree(tiny_model_dir, target)
+            return made
+
+        monkeypatch.setattr(tiny.tempfile, "mkdtemp", other_rank_finishes_first)
+        assert tiny.build_tiny_model(target, seed=0) == target
+        assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["tiny"]  # no temporary directory left
+        assert _digest(target / "model.safetensors") == _digest(tiny_model_dir / "model.safetensors")
+
     def test_build_leaves_global_torch_rng_alone(self, tmp_path):
         torch.manual_seed(123)
         expected = torch.rand(3)

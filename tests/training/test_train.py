@@ -761,3 +761,58 @@ def test_ablation_reruns_a_finished_run_whose_settings_changed(tiny_model_dir, t
     assert json.loads(result.read_text())["global_step"] == 2
     assert path.read_text().splitlines()[2].startswith("| accuracy_only | done | 2 |")
 
+
+
+_PROBE = '''
+import os, sys
+from reasonshape.rewards import functions as F
+
+step_seed = F.JudgeSettings.step_seed
+find_groups = F.find_groups
+
+
+def probe_seed(self, step, rank):
+    print(f"PROBE seed rank={rank} step={step} seed={step_seed(self, step, rank)}", flush=True)
+    return step_seed(self, step, rank)
+
+
+def probe_groups(prompts, num_generations=None):
+    groups = find_groups(prompts, num_generations)
+    print(f"PROBE groups rank={os.environ['RANK']} sizes={sorted({end - start for start, end in groups})}", flush=True)
+    return groups
+
+
+F.JudgeSettings.step_seed, F.find_groups = probe_seed, probe_groups
+from reasonshape.cli import main
+sys.exit(main(sys.argv[1:]))
+'''
+
+
+@pytest.mark.slow
+def test_two_processes_get_whole_groups_their_own_judge_seeds_and_one_summary(tiny_model_dir, tmp_path):
+    # a real two-process run (torchrun, gloo on CPU): each process's reward calls hold whole groups, each rank judges
+    # with its own seed, and the summary and result file are written once
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    probe = tmp_path / "probe.py"
+    probe.write_text(_PROBE)
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+           "--master_port", str(port), str(probe), "train", "--config", str(SMOKE),
+           "--model_name_or_path", str(tiny_model_dir), "--output_dir", str(tmp_path / "out")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # the two processes share stdout, so their lines may interleave: read the probes by pattern, not by line
+    seeds = {tuple(map(int, m)) for m in re.findall(r"PROBE seed rank=(\d+) step=(\d+) seed=(\d+)", proc.stdout)}
+    assert {(r, s) for r, s, _ in seeds} == {(0, 0), (1, 0), (0, 1), (1, 1)}
+    assert len({seed for _, _, seed in seeds}) == 4  # per (step, rank)
+    sizes = re.findall(r"PROBE groups rank=(\d) sizes=(\[[\d, ]*\])", proc.stdout)
+    assert {r for r, _ in sizes} == {"0", "1"} and {s for _, s in sizes} == {"[4]"}  # whole groups of G = 4
+    assert proc.stdout.count('"global_step": 2') == 1
+    assert json.loads((tmp_path / "out" / T.RESULT_FILE).read_text())["global_step"] == 2
