@@ -191,7 +191,9 @@ def build_tiny_model(out_dir: str | Path, seed: int = 0) -> Path:
     out_dir : str or Path
         Target directory. A missing one is built under a temporary name beside it and renamed into place when
         complete, so a crash leaves no half-written model there, and processes building it at once (the ranks
-        of a multi-process run) each see either nothing or a whole model; the first rename wins. In an existing
+        of a multi-process run) each see either nothing or a whole model; the first rename wins. Under
+        ``torch.distributed`` transformers writes weights on rank 0 only, so there it must run on the main process
+        (``reasonshape train`` builds it there while the other ranks wait); elsewhere it raises. In an existing
         directory, files of the same names are overwritten.
     seed : int
         Seeds both the tokenizer corpus and the weight initialisation (inside ``torch.random.fork_rng``, so the
@@ -203,6 +205,12 @@ def build_tiny_model(out_dir: str | Path, seed: int = 0) -> Path:
         ``out_dir``, which then holds ``config.json``, ``generation_config.json``, ``model.safetensors`` and the
         tokenizer files; load it with ``AutoModelForCausalLM.from_pretrained(path)`` and
         ``AutoTokenizer.from_pretrained(path)``.
+
+    Raises
+    ------
+    ConfigError
+        A missing ``out_dir`` built on a rank other than 0 of an initialised ``torch.distributed`` group (where
+        transformers writes no weights).
 
     Notes
     -----
@@ -219,6 +227,13 @@ def build_tiny_model(out_dir: str | Path, seed: int = 0) -> Path:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         try:
             build_tiny_model(tmp, seed)
+            missing = [n for n in ("config.json", "model.safetensors") if not (tmp / n).exists()]
+            if missing:  # transformers writes weights on rank 0 only once torch.distributed is initialised
+                raise ConfigError(f"build_tiny_model wrote no {' / '.join(missing)}: in a multi-process run, build "
+                                  "the tiny model on the main process only (reasonshape train does)")
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o777 & ~umask)  # mkdtemp's 0700 would hide the model from other users
             os.rename(tmp, out)  # atomic; fails when another process renamed its build there first
         except OSError:
             if not (out / "model.safetensors").exists():

@@ -724,10 +724,15 @@ def run_training(rs: ReasonshapeArguments, grpo: Any, model_args: Any, config_pa
     from reasonshape.rewards.functions import RewardScorer, get_reward_functions
 
     model_path = model_args.model_name_or_path
-    if rs.build_tiny_model_if_missing and not Path(model_path).expanduser().exists():
+    if rs.build_tiny_model_if_missing:
+        from accelerate import PartialState
+
         from reasonshape.training.tiny import build_tiny_model
 
-        build_tiny_model(Path(model_path).expanduser(), seed=rs.tiny_model_seed)
+        # the main process builds it while the others wait (under torch.distributed only rank 0 writes weights)
+        with PartialState().main_process_first():
+            if not Path(model_path).expanduser().exists():
+                build_tiny_model(Path(model_path).expanduser(), seed=rs.tiny_model_seed)
 
     dataset = build_dataset(rs.puzzles, rs.levels, n=rs.dataset_size, seed=rs.dataset_seed,
                             backend=rs.dataset_backend, prompt_format=rs.prompt_format)

@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import http.server
 import json
+import os
 import sys
 import threading
 import time
@@ -60,6 +61,10 @@ class TestTinyModel:
             with pytest.raises(RuntimeError, match="killed while saving"):
                 tiny.build_tiny_model(tmp_path / "runs" / "tiny", seed=0)
         assert list((tmp_path / "runs").iterdir()) == []
+        built = tiny.build_tiny_model(tmp_path / "fresh" / "tiny", seed=0)
+        umask = os.umask(0)
+        os.umask(umask)
+        assert built.stat().st_mode & 0o777 == 0o777 & ~umask  # not mkdtemp's 0700
         # two builders of one path (the ranks of a multi-process run): the other one renames its build into place
         # while this one is building; this one's rename then fails, and it returns the model that is there
         import shutil

@@ -789,7 +789,7 @@ sys.exit(main(sys.argv[1:]))
 
 
 @pytest.mark.slow
-def test_two_processes_get_whole_groups_their_own_judge_seeds_and_one_summary(tiny_model_dir, tmp_path):
+def test_two_processes_get_whole_groups_their_own_judge_seeds_and_one_summary(tmp_path):
     # a real two-process run (torchrun, gloo on CPU): each process's reward calls hold whole groups, each rank judges
     # with its own seed, and the summary and result file are written once
     import socket
@@ -805,7 +805,7 @@ def test_two_processes_get_whole_groups_their_own_judge_seeds_and_one_summary(ti
            "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
            "--master_port", str(port), str(probe), "train", "--config", str(SMOKE),
-           "--model_name_or_path", str(tiny_model_dir), "--output_dir", str(tmp_path / "out")]
+           "--output_dir", str(tmp_path / "out")]  # the smoke config's tiny model, built in this run (runs/...)
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     # the two processes share stdout, so their lines may interleave: read the probes by pattern, not by line
@@ -816,3 +816,13 @@ def test_two_processes_get_whole_groups_their_own_judge_seeds_and_one_summary(ti
     assert {r for r, _ in sizes} == {"0", "1"} and {s for _, s in sizes} == {"[4]"}  # whole groups of G = 4
     assert proc.stdout.count('"global_step": 2') == 1
     assert json.loads((tmp_path / "out" / T.RESULT_FILE).read_text())["global_step"] == 2
+    # the main process built the tiny model while the other waited: whole, readable, nothing left beside it
+    built = tmp_path / "runs" / "tiny-model"
+    assert (built / "model.safetensors").exists() and [p.name for p in built.parent.iterdir()] == ["tiny-model"]
+    assert built.stat().st_mode & 0o055 == 0o055 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
