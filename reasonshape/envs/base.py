@@ -31,7 +31,7 @@ import re
 import shutil
 import subprocess
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Container, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -250,6 +250,22 @@ def mask_long_numbers(text: str) -> str:
     if _LONG_NUMBER.search(text) is None:
         return text
     return _LONG_NUMBER.sub(lambda m: "#" * (m.end() - m.start()), text)
+
+
+def read_difficulty(text: str, i: int, letters: Container[str], default: str, expected: str) -> tuple[str, int]:
+    """The difficulty of a params string's optional ``d<letter>`` at ``text[i]`` and the index after it, as the
+    collection's ``decode_params`` read it: ``(default, i)`` when ``text[i]`` is not ``d``.
+
+    Raises
+    ------
+    GameIdError
+        ``d`` followed by nothing or by a letter not in ``letters``, at the letter's position, saying ``expected``.
+    """
+    if i < len(text) and text[i] == "d":
+        if i + 1 >= len(text) or text[i + 1] not in letters:
+            raise GameIdError(text, i + 1, expected)
+        return text[i + 1], i + 2
+    return default, i
 
 
 def read_int(text: str, i: int, what: str) -> tuple[int, int]:

@@ -84,6 +84,7 @@ from reasonshape.envs.base import (
     bad_solve_move,
     digits_end,
     mask_long_numbers,
+    read_difficulty,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -398,11 +399,8 @@ class Keen(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '5dn'")
         w, i = read_int(text, 0, "the grid size w (digits)")
-        diff, mult = "n", False
-        if i < len(text) and text[i] == "d":
-            if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
-                raise GameIdError(text, i + 1, f"a difficulty letter, one of {list(_DIFFS)}")
-            diff, i = text[i + 1], i + 2
+        mult = False
+        diff, i = read_difficulty(text, i, _DIFFS, "n", f"a difficulty letter, one of {list(_DIFFS)}")
         if i < len(text) and text[i] == "m":
             mult, i = True, i + 1
         if i != len(text):

@@ -100,6 +100,7 @@ from reasonshape.envs.base import (
     bad_solve_move,
     mask_long_numbers,
     parse_wxh,
+    read_difficulty,
     read_int,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -171,11 +172,7 @@ class Loopy(Puzzle):
             gtype, i = read_int(text, at, "the grid type (digits) after 't'")
             if gtype != 0:
                 raise GameIdError(text, at, "grid type 0 (squares; reasonshape implements only the square grid)")
-        diff = "e"
-        if i < len(text) and text[i] == "d":
-            if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
-                raise GameIdError(text, i + 1, "a difficulty letter e, n, t or h after 'd'")
-            diff, i = text[i + 1], i + 2
+        diff, i = read_difficulty(text, i, _DIFFS, "e", "a difficulty letter e, n, t or h after 'd'")
         if i != len(text):
             raise GameIdError(text, i, "end of params (format <W>x<H>t0d<e|n|t|h>)")
         return LoopyParams(w, h, gtype, diff)

@@ -86,6 +86,7 @@ from reasonshape.envs.base import (
     bad_solve_move,
     mask_long_numbers,
     parse_wxh,
+    read_difficulty,
     solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -221,11 +222,8 @@ class Magnets(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '6x5dt'")
         w, h, i = parse_wxh(text, min_side=2)
-        diff, strip = "e", False
-        if i < len(text) and text[i] == "d":
-            if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
-                raise GameIdError(text, i + 1, "a difficulty letter, 'e' (easy) or 't' (tricky)")
-            diff, i = text[i + 1], i + 2
+        strip = False
+        diff, i = read_difficulty(text, i, _DIFFS, "e", "a difficulty letter, 'e' (easy) or 't' (tricky)")
         if i < len(text) and text[i] == "S":
             strip, i = True, i + 1
         if i != len(text):

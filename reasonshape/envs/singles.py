@@ -79,6 +79,7 @@ from reasonshape.envs.base import (
     bad_solve_move,
     mask_long_numbers,
     parse_wxh,
+    read_difficulty,
     solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -159,11 +160,7 @@ class Singles(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string like '5x5dk'")
         w, h, i = parse_wxh(text, max_side=62, min_side=2)
-        diff = "e"
-        if i < len(text) and text[i] == "d":
-            if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
-                raise GameIdError(text, i + 1, "a difficulty letter e or k after 'd'")
-            diff, i = text[i + 1], i + 2
+        diff, i = read_difficulty(text, i, _DIFFS, "e", "a difficulty letter e or k after 'd'")
         if i != len(text):
             raise GameIdError(text, i, "'x<height>' or 'd<e|k>' (or the end of the params)")
         return SinglesParams(w, h, diff)

@@ -80,6 +80,7 @@ from reasonshape.envs.base import (
     bad_solve_move,
     mask_long_numbers,
     parse_wxh,
+    read_difficulty,
     solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -170,11 +171,7 @@ class Slant(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '5x5dh'")
         w, h, i = parse_wxh(text, min_side=2)
-        diff = "e"
-        if i < len(text) and text[i] == "d":
-            if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
-                raise GameIdError(text, i + 1, "a difficulty letter 'e' (easy) or 'h' (hard) after 'd'")
-            diff, i = text[i + 1], i + 2
+        diff, i = read_difficulty(text, i, _DIFFS, "e", "a difficulty letter 'e' (easy) or 'h' (hard) after 'd'")
         if i != len(text):
             raise GameIdError(text, i, "end of params (format <W>x<H>d<e|h>)")
         return SlantParams(w, h, diff)

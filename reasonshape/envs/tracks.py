@@ -97,6 +97,7 @@ from reasonshape.envs.base import (
     bad_solve_move,
     mask_long_numbers,
     parse_wxh,
+    read_difficulty,
     read_int,
     solve_move_items,
 )
@@ -195,11 +196,8 @@ class Tracks(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '8x8dt'")
         w, h, i = parse_wxh(text, min_side=4)
-        diff, single = "t", True
-        if i < len(text) and text[i] == "d":
-            if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
-                raise GameIdError(text, i + 1, "a difficulty letter e, t or h after 'd'")
-            diff, i = text[i + 1], i + 2
+        single = True
+        diff, i = read_difficulty(text, i, _DIFFS, "t", "a difficulty letter e, t or h after 'd'")
         if i < len(text) and text[i] == "o":
             single, i = False, i + 1
         if i != len(text):

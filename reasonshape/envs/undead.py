@@ -88,6 +88,7 @@ from reasonshape.envs.base import (
     digits_end,
     mask_long_numbers,
     parse_wxh,
+    read_difficulty,
     solve_move_items,
 )
 from reasonshape.envs.registry import register_puzzle
@@ -253,11 +254,7 @@ class Undead(Puzzle):
         if not isinstance(text, str):
             raise GameIdError(repr(text), None, "a params string such as '4x4dt'")
         w, h, i = parse_wxh(text, min_side=3)
-        diff = "n"
-        if i < len(text) and text[i] == "d":
-            if i + 1 >= len(text) or text[i + 1] not in _DIFFS:
-                raise GameIdError(text, i + 1, "a difficulty letter, one of 'e', 'n', 't'")
-            diff, i = text[i + 1], i + 2
+        diff, i = read_difficulty(text, i, _DIFFS, "n", "a difficulty letter, one of 'e', 'n', 't'")
         if i != len(text):
             raise GameIdError(text, i, "'d<difficulty>' or the end of the params")
         if w > 54 // h:

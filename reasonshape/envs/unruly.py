@@ -76,6 +76,7 @@ from reasonshape.envs.base import (
     Violation,
     bad_solve_move,
     parse_wxh,
+    read_difficulty,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -148,11 +149,7 @@ class Unruly(Puzzle):
         n = len(text)
         unique = i < n and text[i] == "u"
         i += unique
-        diff = "t"
-        if i < n and text[i] == "d":
-            if i + 1 >= n or text[i + 1] not in _DIFFS:
-                raise GameIdError(text, i + 1, "a difficulty letter t, e or n after 'd'")
-            diff, i = text[i + 1], i + 2
+        diff, i = read_difficulty(text, i, _DIFFS, "t", "a difficulty letter t, e or n after 'd'")
         if i != n:
             raise GameIdError(text, i, "'x<height>', 'u' or 'd<t|e|n>' (or the end of the params)")
         if w % 2 or h % 2:
