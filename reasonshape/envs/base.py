@@ -55,6 +55,7 @@ __all__ = [
     "mask_long_numbers",
     "bad_solve_move",
     "solve_move_items",
+    "solve_move_cells",
 ]
 
 #: The four difficulty levels, easiest first (paper A §A: "Trivial", "Human easy/normal/hard").
@@ -358,6 +359,33 @@ def solve_move_items(puzzle: str, move: Any, prefix: str = "S") -> list[str]:
     if "" in items:
         raise bad_solve_move(puzzle, move, "an empty item between two ';'")
     return items
+
+
+_CELL_ITEM = re.compile(rf"(.){MOVE_NUM},{MOVE_NUM}", re.DOTALL)
+
+
+def solve_move_cells(puzzle: str, move: Any, letters: str, w: int, h: int) -> list[tuple[str, int, int, str]]:
+    """``(letter, x, y, item)`` for each item ``<letter><x>,<y>`` of a SOLVE move (:func:`solve_move_items`), the
+    form of the decoders whose every item names one cell by 0-based column ``x`` and row ``y``.
+
+    Raises
+    ------
+    ConfigError
+        As :func:`solve_move_items`; an item not of that form or whose letter is not in ``letters`` ("item 'Q1,2'
+        is not A<x>,<y> or B<x>,<y>"); a cell outside the ``w x h`` grid.
+    """
+    forms = [f"{c}<x>,<y>" for c in letters]
+    expected = forms[0] if len(forms) == 1 else ", ".join(forms[:-1]) + " or " + forms[-1]
+    out = []
+    for item in solve_move_items(puzzle, move):
+        m = _CELL_ITEM.fullmatch(item)
+        if m is None or m[1] not in letters:
+            raise bad_solve_move(puzzle, move, f"item {item!r} is not {expected}")
+        x, y = int(m[2]), int(m[3])
+        if not (0 <= x < w and 0 <= y < h):
+            raise bad_solve_move(puzzle, move, f"item {item!r} is off the grid")
+        out.append((m[1], x, y, item))
+    return out
 
 
 def check_side(text: str, position: int, side: str, n: int, min_side: int, max_side: int = 99) -> None:

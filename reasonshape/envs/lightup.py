@@ -69,7 +69,6 @@ from ortools.sat.python import cp_model
 from reasonshape.envs._solver import enumerate_solutions, new_model, new_solver
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
-    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -82,7 +81,7 @@ from reasonshape.envs.base import (
     check_side,
     mask_long_numbers,
     read_int,
-    solve_move_items,
+    solve_move_cells,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -547,14 +546,10 @@ class Lightup(Puzzle):
         """
         w, h, d = instance.params.w, instance.params.h, instance.data
         grid = [list(row) for row in d.cells]
-        for item in solve_move_items(self.name, move):
-            m = re.fullmatch(rf"([LIC]){MOVE_NUM},{MOVE_NUM}", item)
-            if m is None:
-                raise bad_solve_move(self.name, move, f"item {item!r} is not L<x>,<y>, I<x>,<y> or C<x>,<y>")
-            x, y = int(m[2]), int(m[3])
-            if not (0 <= x < w and 0 <= y < h) or d.cells[y][x] != EMPTY:
-                raise bad_solve_move(self.name, move, f"item {item!r} is off the grid or on a black cell")
-            grid[y][x] = LIGHT if m[1] == "L" else EMPTY
+        for letter, x, y, item in solve_move_cells(self.name, move, "LIC", w, h):
+            if d.cells[y][x] != EMPTY:
+                raise bad_solve_move(self.name, move, f"item {item!r} is on a black cell")
+            grid[y][x] = LIGHT if letter == "L" else EMPTY
         return tuple(tuple(row) for row in grid)
 
     # ------------------------------------------------------------------ claims

@@ -74,7 +74,6 @@ from reasonshape.envs._dominosa_layout import random_domino_tiling
 from reasonshape.envs._solver import enumerate_solutions, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
-    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -87,7 +86,7 @@ from reasonshape.envs.base import (
     mask_long_numbers,
     parse_wxh,
     read_difficulty,
-    solve_move_items,
+    solve_move_cells,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -532,17 +531,10 @@ class Magnets(Puzzle):
         p, d = instance.params, instance.data
         g = [["."] * p.w for _ in range(p.h)]
         named: set[tuple[int, int]] = set()
-        for part in solve_move_items(self.name, move):
-            m = re.fullmatch(rf"([+\-.]){MOVE_NUM},{MOVE_NUM}", part)
-            if not m:
-                raise bad_solve_move(self.name, move, f"item {part!r} is not +<x>,<y>, -<x>,<y> or .<x>,<y>")
-            x, y = int(m.group(2)), int(m.group(3))
-            if not (0 <= x < p.w and 0 <= y < p.h):
-                raise bad_solve_move(self.name, move, f"item {part!r} is off the grid")
+        for v, x, y, part in solve_move_cells(self.name, move, "+-.", p.w, p.h):
             pr, pc = d.partner[y][x]
             if (pr, pc) == (y + 1, x + 1):
                 raise bad_solve_move(self.name, move, f"item {part!r} names a blank single cell")
-            v = m.group(1)
             g[y][x] = v
             g[pr - 1][pc - 1] = {"+": "-", "-": "+", ".": "."}[v]
             named.add((y + 1, x + 1))

@@ -51,7 +51,6 @@ from ortools.sat.python import cp_model
 from reasonshape.envs._solver import lazy_enumerate
 from reasonshape.envs.answer import read_grid_answer
 from reasonshape.envs.base import (
-    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -63,7 +62,7 @@ from reasonshape.envs.base import (
     bad_solve_move,
     mask_long_numbers,
     parse_wxh,
-    solve_move_items,
+    solve_move_cells,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -474,17 +473,11 @@ class NetPuzzle(Puzzle):
         p = instance.params
         grid = [list(row) for row in instance.data.tiles]
         locked: set[tuple[int, int]] = set()
-        for part in solve_move_items(self.name, move):
-            m = re.fullmatch(rf"([ACFL]){MOVE_NUM},{MOVE_NUM}", part)
-            if m is None:
-                raise bad_solve_move(self.name, move, f"item {part!r} is not A<x>,<y>, C<x>,<y>, F<x>,<y> or L<x>,<y>")
-            x, y = int(m[2]), int(m[3])
-            if not (0 <= x < p.w and 0 <= y < p.h):
-                raise bad_solve_move(self.name, move, f"item {part!r} is off the grid")
-            if m[1] == "L":
+        for letter, x, y, _ in solve_move_cells(self.name, move, "ACFL", p.w, p.h):
+            if letter == "L":
                 locked.add((x, y))
             else:
-                turns = {"A": 1, "F": 2, "C": 3}[m[1]]
+                turns = {"A": 1, "F": 2, "C": 3}[letter]
                 t = grid[y][x]
                 for _ in range(turns):
                     t = _anticlockwise(t)
@@ -559,7 +552,6 @@ class NetPuzzle(Puzzle):
     def parse_claim_text(self, instance: Instance, text: str) -> list[tuple[Claim, int, int]]:
         """Reads ``link`` and ``piece`` sentences (value claims use the generic patterns with VALUE_WORDS)."""
         text = mask_long_numbers(text)
-        import re
 
         out = []
         for m in re.finditer(r"\((\d+),\s?(\d+)\) is (not )?linked to \((\d+),\s?(\d+)\)", text):

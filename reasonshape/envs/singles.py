@@ -67,7 +67,6 @@ from reasonshape.envs._singles_grade import grade_solve
 from reasonshape.envs._solver import lazy_enumerate, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
-    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -80,7 +79,7 @@ from reasonshape.envs.base import (
     mask_long_numbers,
     parse_wxh,
     read_difficulty,
-    solve_move_items,
+    solve_move_cells,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -384,14 +383,8 @@ class Singles(Puzzle):
         """
         p: SinglesParams = instance.params
         grid: list[list[str | None]] = [[None] * p.w for _ in range(p.h)]
-        for item in solve_move_items(self.name, move):
-            m = re.fullmatch(rf"([BCE]){MOVE_NUM},{MOVE_NUM}", item)
-            if m is None:
-                raise bad_solve_move(self.name, move, f"item {item!r} is not B<x>,<y>, C<x>,<y> or E<x>,<y>")
-            x, y = int(m.group(2)), int(m.group(3))
-            if not (0 <= x < p.w and 0 <= y < p.h):
-                raise bad_solve_move(self.name, move, f"item {item!r} is off the grid")
-            grid[y][x] = {"B": "B", "C": "W", "E": None}[m.group(1)]
+        for letter, x, y, _ in solve_move_cells(self.name, move, "BCE", p.w, p.h):
+            grid[y][x] = {"B": "B", "C": "W", "E": None}[letter]
         for y, row in enumerate(grid):
             if None in row:
                 raise bad_solve_move(self.name, move, f"cell {row.index(None)},{y} (x, y) is left undecided")

@@ -68,7 +68,6 @@ from typing import Any
 from reasonshape.envs._solver import lazy_enumerate, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
-    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -81,7 +80,7 @@ from reasonshape.envs.base import (
     mask_long_numbers,
     parse_wxh,
     read_difficulty,
-    solve_move_items,
+    solve_move_cells,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError
@@ -314,14 +313,8 @@ class Slant(Puzzle):
         """
         p = instance.params
         grid = [[None] * p.w for _ in range(p.h)]
-        for part in solve_move_items(self.name, move):
-            m = re.fullmatch(rf"([\\/C]){MOVE_NUM},{MOVE_NUM}", part)
-            if m is None:
-                raise bad_solve_move(self.name, move, f"item {part!r} is not \\<x>,<y>, /<x>,<y> or C<x>,<y>")
-            x, y = int(m[2]), int(m[3])
-            if not (0 <= x < p.w and 0 <= y < p.h):
-                raise bad_solve_move(self.name, move, f"item {part!r} is off the grid")
-            grid[y][x] = None if m[1] == "C" else m[1]
+        for letter, x, y, _ in solve_move_cells(self.name, move, "\\/C", p.w, p.h):
+            grid[y][x] = None if letter == "C" else letter
         for y, row in enumerate(grid):
             if None in row:
                 raise bad_solve_move(self.name, move, f"cell {row.index(None)},{y} (x, y) is left empty")

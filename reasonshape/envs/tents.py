@@ -68,7 +68,6 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 from reasonshape.envs._solver import enumerate_solutions, new_model
 from reasonshape.envs.answer import format_grid, read_grid_answer
 from reasonshape.envs.base import (
-    MOVE_NUM,
     CheckResult,
     Claim,
     Instance,
@@ -81,7 +80,7 @@ from reasonshape.envs.base import (
     digits_end,
     mask_long_numbers,
     parse_wxh,
-    solve_move_items,
+    solve_move_cells,
 )
 from reasonshape.envs.registry import register_puzzle
 from reasonshape.errors import ClaimError, GameIdError, GenerationError
@@ -486,14 +485,10 @@ class Tents(Puzzle):
         """
         w, h, d = instance.params.w, instance.params.h, instance.data
         grid = [[TREE if d.trees[r][c] else GRASS for c in range(w)] for r in range(h)]
-        for item in solve_move_items(self.name, move):
-            m = re.fullmatch(rf"([TNB]){MOVE_NUM},{MOVE_NUM}", item)
-            if m is None:
-                raise bad_solve_move(self.name, move, f"item {item!r} is not T<x>,<y>, N<x>,<y> or B<x>,<y>")
-            x, y = int(m[2]), int(m[3])
-            if not (0 <= x < w and 0 <= y < h) or d.trees[y][x]:
-                raise bad_solve_move(self.name, move, f"item {item!r} is off the grid or on a tree")
-            grid[y][x] = TENT if m[1] == "T" else GRASS
+        for letter, x, y, item in solve_move_cells(self.name, move, "TNB", w, h):
+            if d.trees[y][x]:
+                raise bad_solve_move(self.name, move, f"item {item!r} is on a tree")
+            grid[y][x] = TENT if letter == "T" else GRASS
         return tuple(tuple(row) for row in grid)
 
     # ------------------------------------------------------------------ claims
