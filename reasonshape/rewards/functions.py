@@ -62,9 +62,11 @@ from typing import Any, Literal
 
 import numpy as np
 
+from reasonshape.envs.dataset import PROMPT_FORMATS
 from reasonshape.errors import ConfigError
 from reasonshape.extraction.segment import trace_text
 from reasonshape.rewards.scorer import CompletionScore, Scorer
+from reasonshape.rewards.structural_uncertainty import UNPARSED_POLICIES
 
 __all__ = [
     "REWARD_NAMES",
@@ -275,9 +277,9 @@ class JudgeSettings:
                            chat_template_kwargs_from(self.chat_template_kwargs, "judge chat_template_kwargs"))
         if self.kind not in ("policy", "transformers", "openai", "vllm"):
             raise ConfigError(f"judge kind must be one of policy, transformers, openai, vllm, got {self.kind!r}")
-        if self.unparsed not in ("tie", "drop"):
+        if self.unparsed not in UNPARSED_POLICIES:
             raise ConfigError(f"judge unparsed must be 'tie' or 'drop', got {self.unparsed!r}")
-        if self.prompt_format not in ("conversational", "standard"):
+        if self.prompt_format not in PROMPT_FORMATS:
             raise ConfigError("judge prompt_format must be 'conversational' or 'standard', got "
                               f"{self.prompt_format!r}")
         if self.kind == "openai" and not (self.base_url and self.model):

@@ -44,9 +44,11 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from reasonshape.envs.answer import extract_answer_block, split_tokens, strip_think
+from reasonshape.envs.dataset import PROMPT_FORMATS
 from reasonshape.errors import ConfigError
 
 __all__ = [
+    "UNPARSED_POLICIES",
     # pure scoring
     "random_spanning_tree",
     "sample_spanning_trees",
@@ -672,6 +674,10 @@ def structural_uncertainty(n: int, pairs: Any, outcomes: Any = None, *, model: P
 # ===================================================================================================== judge I/O
 #: The judge's user message. Placeholders: ``{puzzle}``, ``{answer_a}``, ``{reasoning_a}``, ``{answer_b}``,
 #: ``{reasoning_b}``. Source: reasonshape choice (paper B's prompt is not public).
+#: What a judge reply without a readable verdict becomes (:class:`PairwiseJudge` ``unparsed``): a tie (0.5), or
+#: left out of the Bradley–Terry fit.
+UNPARSED_POLICIES = ("tie", "drop")
+
 DEFAULT_JUDGE_TEMPLATE = """\
 You are comparing two candidate solutions to the same puzzle. Decide which candidate is more likely to be \
 correct and better reasoned. Check the final answers against the puzzle's rules; prefer sound reasoning over length.
@@ -969,13 +975,13 @@ class PairwiseJudge:
     prompt_format: Literal["conversational", "standard"] = "conversational"
 
     def __post_init__(self):
-        if self.prompt_format not in ("conversational", "standard"):
+        if self.prompt_format not in PROMPT_FORMATS:
             raise ConfigError(f"prompt_format must be 'conversational' or 'standard', got {self.prompt_format!r}")
         if not hasattr(self.backend, "generate"):
             raise ConfigError(f"backend must have a generate(...) method, got {type(self.backend).__name__}")
         if not isinstance(self.max_candidate_tokens, int) or self.max_candidate_tokens < 2:
             raise ConfigError(f"max_candidate_tokens must be an integer >= 2, got {self.max_candidate_tokens!r}")
-        if self.unparsed not in ("tie", "drop"):
+        if self.unparsed not in UNPARSED_POLICIES:
             raise ConfigError(f"unparsed must be 'tie' or 'drop', got {self.unparsed!r}")
         for key in ("{puzzle}", "{answer_a}", "{reasoning_a}", "{answer_b}", "{reasoning_b}"):
             if key not in self.template:

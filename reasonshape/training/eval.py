@@ -666,8 +666,9 @@ class EvalConfig:
         self.judge_chat_template_kwargs = chat_template_kwargs_from(self.judge_chat_template_kwargs,
                                                                     "judge_chat_template_kwargs")
         from reasonshape.envs.dataset import PROMPT_FORMATS
+        from reasonshape.rewards.structural_uncertainty import UNPARSED_POLICIES
 
-        if self.judge_unparsed not in ("tie", "drop"):
+        if self.judge_unparsed not in UNPARSED_POLICIES:
             raise ConfigError(f"judge_unparsed must be 'tie' or 'drop', got {self.judge_unparsed!r}")
         if self.prompt_format not in PROMPT_FORMATS:
             raise ConfigError(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, got {self.prompt_format!r}")
@@ -769,26 +770,25 @@ class EvalConfig:
         one (``judge_model`` without ``judge_base_url``) adds ``judge_checkpoint``: the directory's
         :func:`~reasonshape.training.backends.checkpoint_identity` (names, sizes and modification times of
         ``config.json`` and the weight files), since a checkpoint replaced at the same path is another model. A stored
-        fingerprint without them (written before they existed) resumes: see :data:`_UNKNOWN_WHEN_MISSING`.
+        fingerprint without them (written before they existed) resumes: see :data:`_UNKNOWN_WHEN_MISSING`. An
+        entry of :data:`_DEFAULT_WHEN_MISSING` holding its default is left out, as runs before the option wrote it.
         """
         su = {"su": self.su, "su_trials": self.su_trials, "judge_model": self.judge_model,
-              "llm_extraction": self.llm_extraction}
-        if self.judge_unparsed != "tie":  # absent: the only behaviour before the option (see _DEFAULT_WHEN_MISSING)
-            su["judge_unparsed"] = self.judge_unparsed
+              "llm_extraction": self.llm_extraction, "judge_unparsed": self.judge_unparsed}
         judge_checkpoint = _local_identity(self.judge_model, self.judge_backend)
         if judge_checkpoint is not None:
             su["judge_checkpoint"] = judge_checkpoint
         if self.mode == "sample":
             fp = {"mode": "sample", "model": self.model_name or self.model, "k": self.k,
                   "temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
-                  "system_prompt": self.system_prompt, "chat_template_kwargs": self.chat_template_kwargs, **su}
-            if self.prompt_format != "conversational":  # absent: the layout of every run before the option
-                fp["prompt_format"] = self.prompt_format
+                  "system_prompt": self.system_prompt, "chat_template_kwargs": self.chat_template_kwargs,
+                  "prompt_format": self.prompt_format, **su}
             checkpoint = _local_identity(self.model, self.backend)
             if checkpoint is not None:
                 fp["checkpoint"] = checkpoint
-            return fp
-        return {"mode": "traces", "traces": str(Path(self.traces).resolve()) if self.traces else "embedded", **su}
+        else:
+            fp = {"mode": "traces", "traces": str(Path(self.traces).resolve()) if self.traces else "embedded", **su}
+        return {k: v for k, v in fp.items() if k not in _DEFAULT_WHEN_MISSING or v != _DEFAULT_WHEN_MISSING[k]}
 
 
 def _check_chat_templates(cfg: EvalConfig, backend: Any, judge: Any, llm_backend: Any) -> None:

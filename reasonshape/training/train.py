@@ -182,8 +182,10 @@ class ReasonshapeArguments:
     tiny_model_seed: int = field(default=0, metadata={"help": "Seed of the tiny model built when missing."})
 
     def __post_init__(self):
+        from reasonshape.envs.dataset import PROMPT_FORMATS
         from reasonshape.envs.registry import PUZZLE_NAMES
         from reasonshape.rewards.functions import ShapingWeights, check_weight
+        from reasonshape.rewards.structural_uncertainty import UNPARSED_POLICIES
 
         self.puzzles = _as_str_list(self.puzzles, "puzzles")
         self.levels = _as_str_list(self.levels, "levels")
@@ -197,7 +199,7 @@ class ReasonshapeArguments:
         _check_int(self.dataset_seed, "dataset_seed", None)
         if self.dataset_backend not in ("native", "sgt"):
             raise ConfigError(f"dataset_backend must be 'native' or 'sgt', got {self.dataset_backend!r}")
-        if self.prompt_format not in ("conversational", "standard"):
+        if self.prompt_format not in PROMPT_FORMATS:
             raise ConfigError(f"prompt_format must be 'conversational' or 'standard', got {self.prompt_format!r}")
         if not self.reward_funcs or any(r not in _REWARD_NAMES for r in self.reward_funcs):
             raise ConfigError(f"reward_funcs must be a non-empty list of {list(_REWARD_NAMES)}, "
@@ -240,7 +242,7 @@ class ReasonshapeArguments:
             _check_int(self.judge_logprobs, "judge_logprobs", 0)
             if self.judge_logprobs > 20:
                 raise ConfigError(f"judge_logprobs must be None or an integer in [0, 20], got {self.judge_logprobs}")
-        if self.judge_unparsed not in ("tie", "drop"):
+        if self.judge_unparsed not in UNPARSED_POLICIES:
             raise ConfigError(f"judge_unparsed must be 'tie' or 'drop', got {self.judge_unparsed!r}")
         if not isinstance(self.judge_temperature, int | float) or not math.isfinite(self.judge_temperature) \
                 or self.judge_temperature < 0:
