@@ -56,6 +56,7 @@ __all__ = [
     "bad_solve_move",
     "solve_move_items",
     "solve_move_cells",
+    "label_over_solutions",
 ]
 
 #: The four difficulty levels, easiest first (paper A §A: "Trivial", "Human easy/normal/hard").
@@ -396,6 +397,26 @@ def check_side(text: str, position: int, side: str, n: int, min_side: int, max_s
         raise GameIdError(text, position, f"a {side} between {min_side} and {max_side}, got {n}")
 
 
+def label_over_solutions(puzzle: Puzzle, instance: Instance, holds: Callable[[Any], bool | None]) -> ClaimLabel:
+    """The label of a claim whose truth in one solution is ``holds(solution)`` (``None``: undecidable there), over
+    the first ``puzzle.CLAIM_SOLUTION_LIMIT`` solutions of ``instance``: ``correct`` if true in all, ``wrong`` if
+    false in all, else ``unverifiable`` (also when there is no solution). The one rule of :meth:`Puzzle.verify_claim`
+    and of the extractor's generic claims (:func:`~reasonshape.extraction.labels.label_claim`). Source: paper A §B
+    step 4; the non-unique rule is a reasonshape choice."""
+    sols = puzzle.solve(instance, puzzle.CLAIM_SOLUTION_LIMIT).solutions
+    if not sols:
+        return ClaimLabel.UNVERIFIABLE
+    seen = set()
+    for s in sols:
+        v = holds(s)
+        if v is None:
+            return ClaimLabel.UNVERIFIABLE
+        seen.add(bool(v))
+        if len(seen) == 2:
+            return ClaimLabel.UNVERIFIABLE
+    return ClaimLabel.CORRECT if seen == {True} else ClaimLabel.WRONG
+
+
 def instance_rng(seed: int, puzzle: str, level: str, index: int = 0) -> random.Random:
     """The RNG of one generated instance, seeded from (seed, puzzle, level, index) so that every instance is
     reproducible alone and generation is order-independent (reasonshape choice, after reasoning-gym)."""
@@ -727,18 +748,7 @@ class Puzzle(ABC):
             A claim outside the puzzle's vocabulary (see the puzzle's :meth:`claim_holds`), for either polarity.
         """
         self._validate_claim(instance, claim)
-        sols = self.solve(instance, self.CLAIM_SOLUTION_LIMIT).solutions
-        if not sols:
-            return ClaimLabel.UNVERIFIABLE
-        seen = set()
-        for s in sols:
-            v = self.claim_holds(instance, s, claim)
-            if v is None:
-                return ClaimLabel.UNVERIFIABLE
-            seen.add(bool(v))
-            if len(seen) == 2:
-                return ClaimLabel.UNVERIFIABLE
-        return ClaimLabel.CORRECT if seen == {True} else ClaimLabel.WRONG
+        return label_over_solutions(self, instance, lambda s: self.claim_holds(instance, s, claim))
 
     # ----------------------------------------------------------------- helpers for subclasses
     def _validate_claim(self, instance: Instance, claim: Claim) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numbers
 
-from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle, check_instance
+from reasonshape.envs.base import Claim, ClaimLabel, Instance, Puzzle, check_instance, label_over_solutions
 from reasonshape.errors import ClaimError
 
 __all__ = ["GENERIC_KINDS", "label_claim"]
@@ -62,20 +62,16 @@ def label_claim(puzzle: Puzzle, instance: Instance, claim: Claim) -> ClaimLabel:
     _check_generic(puzzle, instance, claim)
     if claim.kind == "count_remaining":
         return ClaimLabel.UNVERIFIABLE
-    sols = puzzle.solve(instance, puzzle.CLAIM_SOLUTION_LIMIT).solutions
-    if not sols:
-        return ClaimLabel.UNVERIFIABLE
-    seen = set()
-    for s in sols:
+
+    def holds(s) -> bool:
         if claim.kind == "candidates":
             truth = puzzle.solution_value(instance, s, claim.cells[0]) in claim.value
         else:
             n, val = claim.value
             truth = sum(puzzle.solution_value(instance, s, c) == val for c in claim.cells) == n
-        seen.add(truth if claim.positive else not truth)
-    if len(seen) == 2:
-        return ClaimLabel.UNVERIFIABLE
-    return ClaimLabel.CORRECT if seen == {True} else ClaimLabel.WRONG
+        return truth if claim.positive else not truth
+
+    return label_over_solutions(puzzle, instance, holds)
 
 
 def _check_generic(puzzle: Puzzle, instance: Instance, claim: Claim) -> None:
