@@ -524,7 +524,11 @@ def _decompose(P: np.ndarray) -> tuple[float, float, float]:
     pbar = P.mean(axis=0)
     U = float(special.entr(pbar).sum())
     A = float(special.entr(P).sum(axis=1).mean())
-    I = float(max(special.rel_entr(P, pbar[None, :]).sum(axis=1).mean(), 0.0))  # noqa: E741
+    kl = special.rel_entr(P, pbar[None, :])
+    # A column whose mean underflowed to 0 holds only subnormal entries (<= M * 5e-324): their true KL terms are ~0,
+    # where rel_entr(p > 0, 0) would give inf.
+    kl[:, pbar == 0.0] = 0.0
+    I = float(max(kl.sum(axis=1).mean(), 0.0))  # noqa: E741
     return U, A, I
 
 

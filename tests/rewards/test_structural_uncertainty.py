@@ -240,6 +240,11 @@ class TestDecomposition:
         # one trial (3/4, 1/4): mass N·π̄ - 1 = (0.5, -0.5)
         assert preference_mass([[0.75, 0.25]]).tolist() == pytest.approx([0.5, -0.5])
 
+    def test_a_subnormal_probability_whose_mean_underflows_gives_finite_instability(self):
+        # column 2's mean, 5e-324 / 2, rounds to 0: rel_entr(5e-324, 0) alone would make I infinite
+        U, A, I = decompose([[0.0, 0.0, 1.0], [0.0, 5e-324, 1.0]])  # noqa: E741
+        assert math.isfinite(I) and I == 0.0 and U == pytest.approx(A + I, abs=1e-12)
+
     @FAST
     @given(rows=prob_rows)
     def test_identity_and_bounds(self, rows):
