@@ -36,13 +36,15 @@ Pipeline (paper A §B, with deterministic stand-ins for its LLM steps; the rules
 Everything is linear in the trace length for a fixed puzzle size.
 
 Performance (reasonshape choice, behaviour unchanged): per-claim facts (variables, units, effects, given or not) are
-computed once per instance and claim and cached in :class:`PuzzleContext`; a sentence without claims costs only
-its cue checks; cue regexes run only on sentences that contain one of their key words (ASCII text; other text is
-always searched); named units are looked up only when a claim reaches the unit-context rule (4c); and the cyclic
-garbage collector is paused while one trace is built (:func:`gc_paused`): the build allocates ~10 objects per claim
-that all stay alive until the graph is returned, so every collection in between would traverse them (and, in a
-training process, the whole model heap) for nothing. ``tests/extraction/test_extraction_golden.py`` checks that
-the graphs equal those of the plain reference implementation kept in ``tests/extraction/_reference_builder.py``.
+computed once per instance and claim and cached in :class:`PuzzleContext`; so are a sentence's reading, cues and
+named units, by its text (traces repeat sentences, and so do the completions of a group sharing the context; at most
+``SENTENCE_MEMO_MAX`` sentences); a sentence without claims costs only its cue checks; cue regexes run only on
+sentences that contain one of their key words (ASCII text; other text is always searched); named units are looked up
+only when a claim reaches the unit-context rule (4c); and the cyclic garbage collector is paused while one trace is
+built (:func:`gc_paused`): the build allocates ~10 objects per claim that all stay alive until the graph is
+returned, so every collection in between would traverse them (and, in a training process, the whole model heap) for
+nothing. ``tests/extraction/test_extraction_golden.py`` checks that the graphs equal those of the plain reference
+implementation kept in ``tests/extraction/_reference_builder.py``.
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ from reasonshape.extraction.segment import Sentence, split_sentences, trace_text
 
 __all__ = ["TENTATIVE_CUE", "RETRACTION_CUE", "ExtractionResult", "PuzzleContext", "extract_deterministic",
            "gc_paused"]
+
+#: Sentences a context's per-sentence memos hold before they are emptied (:meth:`PuzzleContext.trim_sentence_memos`).
+SENTENCE_MEMO_MAX = 2048
 
 TENTATIVE_CUE = re.compile(
     r"\b(?:suppose|supposing|assume|assuming|let'?s\s+(?:say|assume|suppose)|let\s+(?:us|me)\s+(?:assume|suppose)|"
@@ -200,6 +205,13 @@ class PuzzleContext:
         self._info: dict[Claim, _ClaimInfo] = {}
         self._label_by_id: list[ClaimLabel | None] = []
         self._claim_units: dict[Claim, set[int]] | None = None
+        #: What a sentence's text alone decides, kept across the completions that share this context (a GRPO
+        #: group, and later steps on the instance): sentence -> (offset it was read at, its mentions, separator
+        #: row?), sentence -> (tentative, retraction, conditional cue), sentence -> units it names. Emptied when
+        #: one holds more than ``SENTENCE_MEMO_MAX`` sentences (see :meth:`trim_sentence_memos`).
+        self.sentence_readings: dict[str, tuple[int, tuple[Mention, ...], bool]] = {}
+        self.sentence_cues: dict[str, tuple[bool, bool, bool]] = {}
+        self.sentence_units: dict[str, set[int]] = {}
 
     def info(self, claim: Claim) -> _ClaimInfo:
         """The cached per-claim facts the dependency rule reads (computed on first use, then kept). Equal claims
@@ -260,6 +272,18 @@ class PuzzleContext:
     def label(self, claim: Claim) -> ClaimLabel:
         """:meth:`label_of` the claim's :meth:`info` (one cache for both)."""
         return self.label_of(self.info(claim))
+
+    def clear_sentence_memos(self) -> None:
+        """Empty the per-sentence memos (``sentence_readings``, ``sentence_cues``, ``sentence_units``)."""
+        self.sentence_readings.clear()
+        self.sentence_cues.clear()
+        self.sentence_units.clear()
+
+    def trim_sentence_memos(self) -> None:
+        """Empty the per-sentence memos when one holds more than ``SENTENCE_MEMO_MAX`` sentences (called before
+        each trace, so a memo stays within that bound plus one trace's sentences; ~0.55 kB per sentence)."""
+        if max(len(self.sentence_readings), len(self.sentence_cues), len(self.sentence_units)) > SENTENCE_MEMO_MAX:
+            self.clear_sentence_memos()
 
 
 class _ClaimInfo(NamedTuple):
@@ -337,13 +361,15 @@ def extract_deterministic(puzzle: Puzzle, instance: Instance, completion: Any,
 def read_mentions(ctx: PuzzleContext, sentences: list[Sentence]) -> list[list[Mention]]:
     """The schema's claims per sentence (grids written out mid-trace resolved into cell claims).
 
-    A sentence whose exact text already occurred in the trace is not read again: the earlier reading is reused
-    with its offsets shifted (:meth:`SchemaReader.read` reads one sentence on its own; ``offset`` only shifts the
-    spans). Real traces repeat many sentences verbatim (rewritten grids, re-checks): 57% of the sentences of
-    ``tests/data/real_traces_sample.jsonl``. Source: reasonshape choice.
+    A sentence whose exact text was already read in this context (earlier in the trace, or in another completion
+    sharing ``ctx``) is not read again: the earlier reading is reused with its offsets shifted
+    (:meth:`SchemaReader.read` reads one sentence on its own; ``offset`` only shifts the spans). Real traces repeat
+    many sentences verbatim (rewritten grids, re-checks): 57% of the sentences of
+    ``tests/data/real_traces_sample.jsonl``; completions of one group share more. Source: reasonshape choice.
     """
     reader = ctx.reader
-    seen: dict[str, tuple[int, list[Mention], bool]] = {}
+    ctx.trim_sentence_memos()
+    seen = ctx.sentence_readings
     mentions: list[list[Mention]] = []
     separators: list[bool] = []
     for s in sentences:
@@ -351,7 +377,7 @@ def read_mentions(ctx: PuzzleContext, sentences: list[Sentence]) -> list[list[Me
         if hit is None:
             ms = reader.read(s.text, s.start)
             sep = bool(reader.grid and reader.is_separator_row(s.text))
-            seen[s.text] = (s.start, ms, sep)
+            seen[s.text] = (s.start, tuple(ms), sep)
         else:
             delta = s.start - hit[0]
             ms = [Mention(m.claim, m.start + delta, m.end + delta, m.listing) for m in hit[1]]
@@ -376,7 +402,7 @@ def build_graph(ctx: PuzzleContext, text: str, sentences: list[Sentence], mentio
         tentative_s, retract_s = [], []
         prev_end = 0
         tent_search, retr_search, cond_search = TENTATIVE_CUE.search, RETRACTION_CUE.search, CONDITIONAL_CUE.search
-        cue_memo: dict[str, tuple[bool, bool, bool]] = {}  # sentence text -> its cues (traces repeat sentences)
+        cue_memo = ctx.sentence_cues  # sentence text -> its cues (traces and their siblings repeat sentences)
         for s, ms in zip(sentences, mentions, strict=True):
             st = s.text
             start = s.start
@@ -439,7 +465,7 @@ class _Builder:
         self.refutable: list[int] = []
         self.prev_sentence_nodes: list[int] = []
         self.prev_text = ""
-        self.named_memo: dict[str, set[int]] = {}
+        self.named_memo = ctx.sentence_units
 
     # ------------------------------------------------------------------ hypotheses
     def open_hypothesis(self, sentence: int) -> None:
@@ -533,8 +559,8 @@ class _Builder:
         self.prev_text = s.text
 
     def _named(self, text: str) -> set[int]:
-        """:meth:`PuzzleContext.named_units`, memoised per trace (a sentence is looked up again as the next
-        sentence's previous text, and traces repeat sentences)."""
+        """:meth:`PuzzleContext.named_units`, memoised in the context (a sentence is looked up again as the next
+        sentence's previous text, and traces and their siblings repeat sentences)."""
         named = self.named_memo.get(text)
         if named is None:
             named = self.named_memo[text] = self.ctx.named_units(text)

@@ -29,6 +29,9 @@ __all__ = ["CompletionScore", "score_completion", "Scorer"]
 
 log = logging.getLogger(__name__)
 
+#: Instances whose contexts keep their per-sentence memos in a :class:`Scorer` (the most recently scored ones).
+SENTENCE_MEMO_INSTANCES = 16
+
 
 @dataclass(frozen=True)
 class CompletionScore:
@@ -233,9 +236,13 @@ class Scorer:
     """Caching scorer shared by all reward functions of a trainer.
 
     Scores are cached by (puzzle, game ID, completion text) in an LRU of ``cache_size`` entries; instances and
-    extraction contexts by (puzzle, game ID). Picklable (caches are dropped on pickling). Its metrics are the
-    reward-only set (:func:`score_completion` with ``reward_only=True``: η on G and the claim statistics; the
-    G_sol / G_ver, depth / width and path fields are ``None``); the eval scores with the full set.
+    extraction contexts by (puzzle, game ID). A context also remembers how each sentence was read, so the
+    completions of a group read a sentence they share once; those per-sentence memos are kept for the
+    ``SENTENCE_MEMO_INSTANCES`` most recently scored instances (a group's completions arrive together) and emptied
+    for older ones, ~1 MB each at most (:data:`~reasonshape.extraction.deterministic.SENTENCE_MEMO_MAX`). Picklable
+    (caches are dropped on pickling). Its metrics are the reward-only set (:func:`score_completion` with
+    ``reward_only=True``: η on G and the claim statistics; the G_sol / G_ver, depth / width and path fields are
+    ``None``); the eval scores with the full set.
 
     Parameters
     ----------
@@ -255,6 +262,7 @@ class Scorer:
         self.cache_size = cache_size
         self._scores: OrderedDict[Hashable, CompletionScore] = OrderedDict()
         self._instances: dict[tuple[str, str], tuple[Puzzle, Instance, PuzzleContext | None]] = {}
+        self._memo_holders: OrderedDict[tuple[str, str], PuzzleContext] = OrderedDict()
 
     def __getstate__(self):
         return {"extract": self.extract, "llm_backend": self.llm_backend, "cache_size": self.cache_size}
@@ -274,11 +282,23 @@ class Scorer:
         return p, inst
 
     def _context(self, puzzle: str, game_id: str) -> PuzzleContext:
-        p, inst, ctx = self._instances[(puzzle, game_id)]
+        key = (puzzle, game_id)
+        p, inst, ctx = self._instances[key]
         if ctx is None:
             ctx = PuzzleContext(p, inst)
-            self._instances[(puzzle, game_id)] = (p, inst, ctx)
+            self._instances[key] = (p, inst, ctx)
+        holders = self._memo_holders
+        holders[key] = ctx
+        holders.move_to_end(key)
+        if len(holders) > SENTENCE_MEMO_INSTANCES:
+            holders.popitem(last=False)[1].clear_sentence_memos()
         return ctx
+
+    def clear_sentence_memos(self) -> None:
+        """Forget how every instance's sentences were read (memory; or to time reading from scratch, as
+        ``benchmarks/bench_rewards.py`` does). Scores and the other per-instance caches are kept."""
+        while self._memo_holders:
+            self._memo_holders.popitem()[1].clear_sentence_memos()
 
     def score(self, puzzle: str, game_id: str, completion: Any, tokens: int | None = None) -> CompletionScore:
         """The (cached) :class:`CompletionScore`; an unusable puzzle/game ID gives a score with ``error`` set."""

@@ -128,6 +128,53 @@ class TestRealTraces:
         assert nodes > 1000  # the sample exercises the builder (hypotheses, restatements, listings...)
 
 
+class TestSharedSentenceMemo:
+    """A context shared by a group's completions reads each sentence once; the graphs are those of fresh contexts."""
+
+    def _group(self):
+        traces = list(load_reasoning_gym_traces(SAMPLE))
+        tr = max(traces, key=lambda t: len(trace_text(t.completion)))
+        text = trace_text(tr.completion)
+        sentences = split_sentences(text)
+        half = sentences[len(sentences) // 2].start
+        # two siblings sharing the first half of the first one's sentences, the second with new sentences after
+        return tr, text, text[:half] + "\n\nLet me restate row 1 and row 2 once more.\n" + text[half // 2:]
+
+    def test_a_sibling_reads_only_its_new_sentences(self, monkeypatch):
+        tr, first, second = self._group()
+        ctx = PuzzleContext(get(REASONING_GYM_TASKS[tr.task]), tr.instance)
+        extract_deterministic(ctx.puzzle, ctx.instance, first, context=ctx)
+        read = []
+        real_read = ctx.reader.read
+        monkeypatch.setattr(ctx.reader, "read", lambda text, offset=0: read.append(text) or real_read(text, offset))
+        shared = extract_deterministic(ctx.puzzle, ctx.instance, second, context=ctx)
+        first_sentences = {s.text for s in split_sentences(first)}
+        assert read and not (set(read) & first_sentences)
+        assert set(read) == {s.text for s in split_sentences(second)} - first_sentences
+        fresh_ctx = PuzzleContext(ctx.puzzle, ctx.instance)
+        fresh = extract_deterministic(ctx.puzzle, ctx.instance, second, context=fresh_ctx)
+        assert _graph_record(shared.graph) == _graph_record(fresh.graph)
+        assert shared.tentative_sentences == fresh.tentative_sentences
+        assert shared.retraction_sentences == fresh.retraction_sentences
+
+    def test_the_memos_are_bounded(self, monkeypatch):
+        import reasonshape.extraction.deterministic as D
+
+        tr, first, second = self._group()
+        monkeypatch.setattr(D, "SENTENCE_MEMO_MAX", 5)
+        ctx = PuzzleContext(get(REASONING_GYM_TASKS[tr.task]), tr.instance)
+        extract_deterministic(ctx.puzzle, ctx.instance, first, context=ctx)
+        n_first = len(ctx.sentence_readings)
+        assert n_first > 5
+        got = extract_deterministic(ctx.puzzle, ctx.instance, second, context=ctx)  # emptied first, then refilled
+        assert len(ctx.sentence_readings) == len({s.text for s in split_sentences(second)})
+        assert max(len(ctx.sentence_cues), len(ctx.sentence_units)) <= len(ctx.sentence_readings)
+        fresh = extract_deterministic(ctx.puzzle, ctx.instance, second)
+        assert _graph_record(got.graph) == _graph_record(fresh.graph)
+        ctx.clear_sentence_memos()
+        assert not (ctx.sentence_readings or ctx.sentence_cues or ctx.sentence_units)
+
+
 class TestEngineTraces:
     @pytest.mark.parametrize("level", LEVELS)
     @pytest.mark.parametrize("name", PUZZLES)

@@ -53,3 +53,21 @@ _PIECES = st.sampled_from(["<think>", "</think>", "<answer>", "</answer>", "<ANS
 @given(st.lists(_PIECES, max_size=12).map("".join))
 def test_read_answer_block_is_both_readings_at_once(text):
     assert A.read_answer_block(text) == (A.extract_answer_block(text), A.answer_only_in_reasoning(text))
+
+
+def test_the_scorer_keeps_sentence_memos_for_its_most_recent_instances_only(monkeypatch):
+    """A group's completions share one context's per-sentence memos; older instances' memos are emptied, so the
+    memory they hold is bounded by SENTENCE_MEMO_INSTANCES contexts."""
+    monkeypatch.setattr(S, "SENTENCE_MEMO_INSTANCES", 2)
+    tents = get("tents")
+    game_ids = [tents.format_game_id(tents.generate("easy", seed=0, index=i)) for i in range(3)]
+    scorer = S.Scorer()
+    text = "Row 1 has one tent. So (1,2) is a tent. Then (2,2) is not a tent.\n<answer>\nT\n</answer>"
+    for gid in game_ids:
+        scorer.score("tents", gid, text)
+    contexts = [scorer._instances[("tents", gid)][2] for gid in game_ids]
+    assert [bool(c.sentence_readings) for c in contexts] == [False, True, True]
+    scorer.score("tents", game_ids[0], text + " Done.")  # the first instance again: the least recent one is emptied
+    assert [bool(c.sentence_readings) for c in contexts] == [True, False, True]
+    scorer.clear_sentence_memos()
+    assert not any(c.sentence_readings or c.sentence_cues or c.sentence_units for c in contexts)
