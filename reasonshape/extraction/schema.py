@@ -153,9 +153,27 @@ _LIST_BEFORE = re.compile(r"(?:∈|=|:|\{|\bbe|\bin|\bare|\bof|\bfrom|\bor|\bval
 
 # Where a reference can start (first characters of every form), for a fast scan of ASCII-lowercased text: every
 # alternative begins with a literal, so the regex engine skips to candidate positions in C; the full alternation is
-# tried only there. Same matches as ``_REF.finditer``, several times faster on prose.
-_ANCHOR = re.compile("|".join([r"\(", r"\[", r"r\d", "row", "col", "pos", "cell", "square", "spot", "entry",
-                               r"the\s"] + [rf"{d}\d?(?:st|nd|rd|th)" for d in range(10)] + list(_ORD_WORDS)))
+# tried only there. Same matches as ``_REF.finditer``, several times faster on prose. Each word anchor also carries
+# what its forms need around it, so prose words are no anchors ("other", "arrow", "possible", "the cell", "first,
+# we"): a word form starts at a word boundary (``\b``: no word character before it), an ordinal is followed by
+# a line or cell word, "(" / "[" by a number, a cell word by an explicit cell (scoped ``(?i:...)``: the forms
+# ignore case, so these lookarounds do too). "spot" and "entry" begin no form (they follow an ordinal).
+_AFTER_ORD = rf"(?=(?i:\s{{1,3}}(?:row|col|{_CELL_WORD})))"
+
+
+def _word_start(word: str) -> str:
+    """``word`` where no word character precedes it. The look-behind follows the word's first character, so every
+    alternative still begins with a literal (a leading look-behind would make the engine try each position)."""
+    return rf"{word[0]}(?<!\w{word[0]}){word[1:]}"
+
+
+_ANCHOR = re.compile("|".join(
+    [r"\((?=\s{0,3}\d)", r"\[(?=\s{0,3}\d)", r"r\d", _word_start("row"), _word_start("col"),
+     _word_start("pos") + r"(?=(?i:(?:ition)?\.?\s{0,2}[\d(\[r]))",
+     *(_word_start(w) + r"(?=(?i:\.?\s{0,2}[(\[r]))" for w in ("cell", "square")),
+     _word_start("the") + rf"\s(?=(?i:\s{{0,2}}{_ORD}\s{{1,3}}(?:row|col|{_CELL_WORD})))"]
+    + [_word_start(str(d)) + rf"\d?(?:st|nd|rd|th){_AFTER_ORD}" for d in range(10)]
+    + [_word_start(w) + _AFTER_ORD for w in _ORD_WORDS]))
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -168,7 +186,7 @@ def _forms(*names: str) -> re.Pattern:
 # explicit cell (EX); "row" the forms that begin with a cardinal row; "col" those that begin with a cardinal column;
 # "pos" EX ("position (3,4)") and the forms that begin with a cardinal position; "the" and ordinals the forms that
 # begin with an ordinal line or position. Trying only those, in _REF's order, finds the match _REF finds (the other
-# forms cannot match there) at a fraction of the cost; other anchors ("spot", "entry") try every form.
+# forms cannot match there) at a fraction of the cost.
 _EXPLICIT_FORMS = _forms("EX")
 _ORDINAL_FORMS = _forms("RC", "RP", "CR", "CP", "CO", "RO", "PR", "PC", "LR", "LC", "PO")
 _FORMS_AT = {"ce": _EXPLICIT_FORMS, "sq": _EXPLICIT_FORMS, "ro": _forms("RA", "RC", "RP", "RO", "LR"),

@@ -169,7 +169,8 @@ class TestCellRefs:
 @given(st.lists(st.sampled_from(["row", "Row", "ROW", "column", "col", "col.", "Column", "the", "The", "third",
                                  "twelfth", "2nd", "11th", "position", "pos", "Pos", "cell", "square", "spot", "entry",
                                  "(", ")", "[", "]", ",", "'s", "of", "in", "and", "r3c4", "R2 C1", "1", "4", "12",
-                                 " ", "  ", ":", "x", "İ", "12and", "first", "2's"]),
+                                 " ", "  ", ":", "x", "İ", "12and", "first", "2's", "other", "arrow", "possible",
+                                 "cells", "ition", ".", "ſ", "\t", "٣", "th", "First", "THE", "Cell", "pos."]),
                 max_size=40))
 def test_anchor_scan_finds_the_same_matches_as_a_full_scan(tokens):
     # (also with the tokens glued: "row12and column 3", where the line alone does not match but a compound form does)
