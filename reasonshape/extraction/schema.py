@@ -508,6 +508,10 @@ class SchemaReader:
         row_chars |= set(_QUOTES) | _SIGNS | set("</answer>") | set("✓✔.")
         self._not_row_char = re.compile(r"[^\s\d" + "".join(re.escape(ch) for ch in sorted(row_chars)) + "]",
                                         re.IGNORECASE)
+        # A separator row (:meth:`is_separator_row`) in one C-level match: whitespace and at least one separator
+        # character that is not an answer symbol (reasonshape choice, for speed, as above).
+        sep = "".join(re.escape(ch) for ch in sorted(_SEPARATOR_CHARS - set(self.symbols)))
+        self._separator_line = re.compile(rf"\s*[{sep}][\s{sep}]*") if sep else None
 
     def _answer_symbols(self) -> dict[str, Hashable]:
         """The answer format's symbol -> value map, learned from the puzzle's own ``format_answer`` of a solution
@@ -793,8 +797,7 @@ class SchemaReader:
     def is_separator_row(self, text: str) -> bool:
         """A line of only inequality signs / bars between grid rows (futoshiki's vertical signs, box rules): it
         does not break a grid written out over several lines."""
-        t = _TAGS.sub(" ", text).strip()
-        return bool(t) and all(ch.isspace() or (ch in _SEPARATOR_CHARS and ch not in self.symbols) for ch in t)
+        return self._separator_line is not None and self._separator_line.fullmatch(_TAGS.sub(" ", text)) is not None
 
     def _listing_row(self, r: int, vals: list, start: int, end: int) -> list[Mention]:
         return self._listing_line([(r, c) for c in range(1, len(vals) + 1)], vals, start, end)

@@ -370,3 +370,37 @@ def test_combined_predicate_is_the_first_of_the_four_that_matches(name):
                 assert {f"{seq[0]}_{k}": v for k, v in m.groupdict().items()} == {
                     k: v for k, v in pm.groupdict().items() if k.startswith(seq[0] + "_")}, text
     assert kinds == {"neg", "cand", "cor", "pos"}
+
+
+class TestSeparatorRows:
+    """Sign-only lines between written-out grid rows (futoshiki's vertical signs, box rules) keep a grid together."""
+
+    @staticmethod
+    def _plain(reader: SchemaReader, text: str) -> bool:
+        # the definition, character by character: whitespace and separator characters that are no answer symbol,
+        # at least one of them, answer tags aside
+        t = schema._TAGS.sub(" ", text).strip()
+        return bool(t) and all(ch.isspace() or (ch in schema._SEPARATOR_CHARS and ch not in reader.symbols)
+                               for ch in t)
+
+    def test_hand_cases(self):
+        r = SchemaReader(UNEQUAL, futoshiki())
+        assert r.is_separator_row("∧   ∨       ∧")
+        assert r.is_separator_row("  |  -  +  <answer>")
+        assert not r.is_separator_row("3 ∧ 4")
+        assert not r.is_separator_row("   ")
+        assert not r.is_separator_row("<answer></answer>")
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.sampled_from([*"∧∨^vV|-+=<>.x1 \t", "\u00a0", "\u2003", "<answer>", "</ANSWER>"]), max_size=16),
+           st.sampled_from(["solo", "unequal", "tents", "slant", "net", "tracks", "magnets", "pattern"]))
+    def test_agrees_with_the_plain_definition(self, tokens, name):
+        r = _reader(name)
+        text = "".join(tokens)
+        assert r.is_separator_row(text) == self._plain(r, text), (name, text, sorted(r.symbols))
+
+
+@functools.cache
+def _reader(name: str) -> SchemaReader:
+    p = envs.get(name)
+    return SchemaReader(p, p.generate("easy", seed=0, index=0))
