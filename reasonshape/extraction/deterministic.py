@@ -38,13 +38,13 @@ Everything is linear in the trace length for a fixed puzzle size.
 Performance (reasonshape choice, behaviour unchanged): per-claim facts (variables, units, effects, given or not) are
 computed once per instance and claim and cached in :class:`PuzzleContext`; so are a sentence's reading, cues and
 named units, by its text (traces repeat sentences, and so do the completions of a group sharing the context; at most
-``SENTENCE_MEMO_MAX`` sentences); a sentence without claims costs only its cue checks; cue regexes run only on
-sentences that contain one of their key words (ASCII text; other text is always searched); named units are looked up
-only when a claim reaches the unit-context rule (4c); and the cyclic garbage collector is paused while one trace is
-built (:func:`gc_paused`): the build allocates ~10 objects per claim that all stay alive until the graph is
-returned, so every collection in between would traverse them (and, in a training process, the whole model heap) for
-nothing. ``tests/extraction/test_extraction_golden.py`` checks that the graphs equal those of the plain reference
-implementation kept in ``tests/extraction/_reference_builder.py``.
+``SENTENCE_MEMO_MAX`` sentences and ``SENTENCE_MEMO_CHARS`` characters between traces); a sentence without claims
+costs only its cue checks; cue regexes run only on sentences that contain one of their key words (ASCII text; other
+text is always searched); named units are looked up only when a claim reaches the unit-context rule (4c); and the
+cyclic garbage collector is paused while one trace is built (:func:`gc_paused`): the build allocates ~10 objects per
+claim that all stay alive until the graph is returned, so every collection in between would traverse them (and, in a
+training process, the whole model heap) for nothing. ``tests/extraction/test_extraction_golden.py`` checks that the
+graphs equal those of the plain reference implementation kept in ``tests/extraction/_reference_builder.py``.
 """
 
 from __future__ import annotations
@@ -65,8 +65,10 @@ from reasonshape.extraction.segment import Sentence, split_sentences, trace_text
 __all__ = ["TENTATIVE_CUE", "RETRACTION_CUE", "ExtractionResult", "PuzzleContext", "extract_deterministic",
            "gc_paused"]
 
-#: Sentences a context's per-sentence memos hold before they are emptied (:meth:`PuzzleContext.trim_sentence_memos`).
+#: Sentences, and characters of their text, that a context's per-sentence memos may keep between traces
+#: (:meth:`PuzzleContext.trim_sentence_memos`): about 1 MB at most (~8 bytes per character of sentence text kept).
 SENTENCE_MEMO_MAX = 2048
+SENTENCE_MEMO_CHARS = 131_072
 
 TENTATIVE_CUE = re.compile(
     r"\b(?:suppose|supposing|assume|assuming|let'?s\s+(?:say|assume|suppose)|let\s+(?:us|me)\s+(?:assume|suppose)|"
@@ -208,10 +210,12 @@ class PuzzleContext:
         #: What a sentence's text alone decides, kept across the completions that share this context (a GRPO
         #: group, and later steps on the instance): sentence -> (offset it was read at, its mentions, separator
         #: row?), sentence -> (tentative, retraction, conditional cue), sentence -> units it names. Emptied when
-        #: one holds more than ``SENTENCE_MEMO_MAX`` sentences (see :meth:`trim_sentence_memos`).
+        #: they hold more than ``SENTENCE_MEMO_MAX`` sentences or ``SENTENCE_MEMO_CHARS`` characters after a trace
+        #: (see :meth:`trim_sentence_memos`).
         self.sentence_readings: dict[str, tuple[int, tuple[Mention, ...], bool]] = {}
         self.sentence_cues: dict[str, tuple[bool, bool, bool]] = {}
-        self.sentence_units: dict[str, set[int]] = {}
+        self.sentence_units: dict[str, frozenset[int]] = {}
+        self._memo_chars = 0  # characters of the sentences in sentence_readings
 
     def info(self, claim: Claim) -> _ClaimInfo:
         """The cached per-claim facts the dependency rule reads (computed on first use, then kept). Equal claims
@@ -278,11 +282,15 @@ class PuzzleContext:
         self.sentence_readings.clear()
         self.sentence_cues.clear()
         self.sentence_units.clear()
+        self._memo_chars = 0
 
     def trim_sentence_memos(self) -> None:
-        """Empty the per-sentence memos when one holds more than ``SENTENCE_MEMO_MAX`` sentences (called before
-        each trace, so a memo stays within that bound plus one trace's sentences; ~0.55 kB per sentence)."""
-        if max(len(self.sentence_readings), len(self.sentence_cues), len(self.sentence_units)) > SENTENCE_MEMO_MAX:
+        """Empty the per-sentence memos when they hold more than ``SENTENCE_MEMO_MAX`` sentences or
+        ``SENTENCE_MEMO_CHARS`` characters. Called before and after each trace, so between traces a context keeps
+        at most that; while one trace is built, its own sentences come on top."""
+        if (self._memo_chars > SENTENCE_MEMO_CHARS
+                or max(len(self.sentence_readings), len(self.sentence_cues), len(self.sentence_units))
+                > SENTENCE_MEMO_MAX):
             self.clear_sentence_memos()
 
 
@@ -378,6 +386,7 @@ def read_mentions(ctx: PuzzleContext, sentences: list[Sentence]) -> list[list[Me
             ms = reader.read(s.text, s.start)
             sep = bool(reader.grid and reader.is_separator_row(s.text))
             seen[s.text] = (s.start, tuple(ms), sep)
+            ctx._memo_chars += len(s.text)
         else:
             delta = s.start - hit[0]
             ms = [Mention(m.claim, m.start + delta, m.end + delta, m.listing) for m in hit[1]]
@@ -435,6 +444,7 @@ def build_graph(ctx: PuzzleContext, text: str, sentences: list[Sentence], mentio
             else:  # no claims: only the sentence-to-sentence state moves on (see _Builder.sentence)
                 b.prev_sentence_nodes = []
                 b.prev_text = st
+        ctx.trim_sentence_memos()
         return ExtractionResult(b.to_graph(), sentences, text, tentative_s, retract_s, mode=mode)
 
 
@@ -558,12 +568,12 @@ class _Builder:
         self.prev_sentence_nodes = this_nodes
         self.prev_text = s.text
 
-    def _named(self, text: str) -> set[int]:
+    def _named(self, text: str) -> frozenset[int]:
         """:meth:`PuzzleContext.named_units`, memoised in the context (a sentence is looked up again as the next
         sentence's previous text, and traces and their siblings repeat sentences)."""
         named = self.named_memo.get(text)
         if named is None:
-            named = self.named_memo[text] = self.ctx.named_units(text)
+            named = self.named_memo[text] = frozenset(self.ctx.named_units(text))
         return named
 
     def hyp_heads_done(self, sentence: int) -> bool:

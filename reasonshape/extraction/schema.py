@@ -152,17 +152,18 @@ _LIST_BEFORE = re.compile(r"(?:∈|=|:|\{|\bbe|\bin|\bare|\bof|\bfrom|\bor|\bval
 
 
 # Where a reference can start (first characters of every form), for a fast scan of ASCII-lowercased text: every
-# alternative begins with a literal, so the regex engine skips to candidate positions in C; the full alternation is
-# tried only there. Same matches as ``_REF.finditer``, several times faster on prose. Each word anchor also carries
-# what its forms need around it, so prose words are no anchors ("other", "arrow", "possible", "the cell", "first,
-# we"): a word form starts at a word boundary (``\b``: no word character before it), an ordinal is followed by
-# a line or cell word, "(" / "[" by a number, a cell word by an explicit cell (scoped ``(?i:...)``: the forms
-# ignore case, so these lookarounds do too). "spot" and "entry" begin no form (they follow an ordinal).
+# alternative begins with a literal (or a digit), so the regex engine skips to candidate positions in C; the full
+# alternation is tried only there. Same matches as ``_REF.finditer``, several times faster on prose. Each word anchor
+# also carries what its forms need around it, so prose words are no anchors ("other", "arrow", "possible", "the
+# cell", "first, we"): a word form starts at a word boundary (``\b``: no word character before it), an ordinal is
+# followed by a line or cell word, "(" / "[" by a number, "pos" / "position" by a number or an explicit cell, "cell"
+# / "square" by an explicit cell (scoped ``(?i:...)``: the forms ignore case, so these lookarounds do too). "spot"
+# and "entry" begin no form (they follow an ordinal).
 _AFTER_ORD = rf"(?=(?i:\s{{1,3}}(?:row|col|{_CELL_WORD})))"
 
 
 def _word_start(word: str) -> str:
-    """``word`` where no word character precedes it. The look-behind follows the word's first character, so every
+    """``word`` where no word character precedes it. The look-behind follows the word's first character, so the
     alternative still begins with a literal (a leading look-behind would make the engine try each position)."""
     return rf"{word[0]}(?<!\w{word[0]}){word[1:]}"
 
@@ -172,9 +173,13 @@ _ANCHOR = re.compile("|".join(
      _word_start("pos") + r"(?=(?i:(?:ition)?\.?\s{0,2}[\d(\[r]))",
      *(_word_start(w) + r"(?=(?i:\.?\s{0,2}[(\[r]))" for w in ("cell", "square")),
      _word_start("the") + rf"\s(?=(?i:\s{{0,2}}{_ORD}\s{{1,3}}(?:row|col|{_CELL_WORD})))"]
-    + [_word_start(str(d)) + rf"\d?(?:st|nd|rd|th){_AFTER_ORD}" for d in range(10)]
+    + [rf"\d(?<!\w\d)\d?(?:st|nd|rd|th){_AFTER_ORD}"]
     + [_word_start(w) + _AFTER_ORD for w in _ORD_WORDS]))
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+# The ASCII-lowered copy the anchors scan (same offsets): ASCII capitals in lower case, and the four non-ASCII letters
+# that the forms' re.IGNORECASE equates with an ASCII letter ("İ", "ı", "ſ", the Kelvin sign) as that letter.
+_ASCII_LOWER = str.maketrans({**{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)},
+                              "\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
 
 def _forms(*names: str) -> re.Pattern:
@@ -212,8 +217,8 @@ def _forms_at(anchor: str) -> re.Pattern:
     return _FORMS_AT.get(anchor[:2], _REF)
 
 
-# anchor text -> _forms_at(anchor), filled on first use (bounded: the anchor alternation matches short strings only,
-# at most a few thousand distinct ones even with every Unicode digit and whitespace character)
+# anchor text -> _forms_at(anchor), filled on first use for ASCII anchors only (a few hundred distinct strings; with
+# every Unicode digit and whitespace character there would be millions)
 _FORMS_OF_ANCHOR: dict[str, re.Pattern] = {}
 
 
@@ -231,7 +236,9 @@ def _ref_matches(text: str):
         if m is None or line[1].match(text, m.end()):
             forms = _FORMS_OF_ANCHOR.get(anchor)
             if forms is None:
-                forms = _FORMS_OF_ANCHOR[anchor] = _forms_at(anchor)
+                forms = _forms_at(anchor)
+                if anchor.isascii():  # non-ASCII digits and spaces would make the table unbounded
+                    _FORMS_OF_ANCHOR[anchor] = forms
             m = forms.match(text, a.start())
         if m is None or m.end() == m.start():
             pos = a.start() + 1

@@ -157,22 +157,21 @@ class TestSharedSentenceMemo:
         assert shared.tentative_sentences == fresh.tentative_sentences
         assert shared.retraction_sentences == fresh.retraction_sentences
 
-    def test_the_memos_are_bounded(self, monkeypatch):
+    @pytest.mark.parametrize("limit", ["SENTENCE_MEMO_MAX", "SENTENCE_MEMO_CHARS"])
+    def test_the_memos_are_bounded_between_traces(self, monkeypatch, limit):
         import reasonshape.extraction.deterministic as D
 
         tr, first, second = self._group()
-        monkeypatch.setattr(D, "SENTENCE_MEMO_MAX", 5)
         ctx = PuzzleContext(get(REASONING_GYM_TASKS[tr.task]), tr.instance)
         extract_deterministic(ctx.puzzle, ctx.instance, first, context=ctx)
-        n_first = len(ctx.sentence_readings)
-        assert n_first > 5
-        got = extract_deterministic(ctx.puzzle, ctx.instance, second, context=ctx)  # emptied first, then refilled
-        assert len(ctx.sentence_readings) == len({s.text for s in split_sentences(second)})
-        assert max(len(ctx.sentence_cues), len(ctx.sentence_units)) <= len(ctx.sentence_readings)
+        kept = ctx.sentence_readings
+        assert 5 < len(kept) <= D.SENTENCE_MEMO_MAX and sum(map(len, kept)) <= D.SENTENCE_MEMO_CHARS
+        assert set(ctx.sentence_cues) <= set(kept) and set(ctx.sentence_units) <= set(kept)
+        monkeypatch.setattr(D, limit, 5)
+        got = extract_deterministic(ctx.puzzle, ctx.instance, second, context=ctx)  # over the bound after it
+        assert not (ctx.sentence_readings or ctx.sentence_cues or ctx.sentence_units)
         fresh = extract_deterministic(ctx.puzzle, ctx.instance, second)
         assert _graph_record(got.graph) == _graph_record(fresh.graph)
-        ctx.clear_sentence_memos()
-        assert not (ctx.sentence_readings or ctx.sentence_cues or ctx.sentence_units)
 
 
 class TestEngineTraces:

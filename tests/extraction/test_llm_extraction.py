@@ -84,6 +84,20 @@ def test_scripted_llm_adds_supported_claims_and_rules():
     res.graph.validate()
 
 
+def test_a_context_shared_with_other_completions_changes_neither_path():
+    # A GRPO group shares one context and its per-sentence memos: the LLM path on a warm context builds the graph a
+    # fresh one builds, and the claims it adds do not leak into the memos the deterministic path reads next.
+    from reasonshape.extraction.deterministic import PuzzleContext
+
+    llm_claim = {"sentence": 2, "row": 2, "column": 4, "value": SOL[1][3], "positive": True}
+    ctx = PuzzleContext(P, INST)
+    extract_deterministic(P, INST, TRACE + " Row 1 needs its missing values.", context=ctx)
+    warm = extract_graph(P, INST, TRACE, llm_backend=_ScriptedLLM([llm_claim]), context=ctx)
+    fresh = extract_graph(P, INST, TRACE, llm_backend=_ScriptedLLM([llm_claim]))
+    assert warm.mode == fresh.mode == "llm" and warm.graph == fresh.graph
+    assert extract_deterministic(P, INST, TRACE, context=ctx).graph == extract_deterministic(P, INST, TRACE).graph
+
+
 def test_real_endpoint_never_loses_the_trace(serve_url, tiny_model_dir):
     backend = OpenAICompatibleBackend(serve_url, str(tiny_model_dir), max_retries=1, timeout=60)
     res = extract_graph(P, INST, TRACE, llm_backend=backend, max_tokens=8)

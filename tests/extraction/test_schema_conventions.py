@@ -170,7 +170,8 @@ class TestCellRefs:
                                  "twelfth", "2nd", "11th", "position", "pos", "Pos", "cell", "square", "spot", "entry",
                                  "(", ")", "[", "]", ",", "'s", "of", "in", "and", "r3c4", "R2 C1", "1", "4", "12",
                                  " ", "  ", ":", "x", "İ", "12and", "first", "2's", "other", "arrow", "possible",
-                                 "cells", "ition", ".", "ſ", "\t", "٣", "th", "First", "THE", "Cell", "pos."]),
+                                 "cells", "ition", ".", "ſ", "\t", "٣", "th", "First", "THE", "Cell", "pos.", "ı",
+                                 "\u212a", "３", "ſt", "fir"]),
                 max_size=40))
 def test_anchor_scan_finds_the_same_matches_as_a_full_scan(tokens):
     # (also with the tokens glued: "row12and column 3", where the line alone does not match but a compound form does)
@@ -178,6 +179,14 @@ def test_anchor_scan_finds_the_same_matches_as_a_full_scan(tokens):
         fast = [(m.start(), m.end(), m.lastgroup) for m in schema._ref_matches(text)]
         full = [(m.start(), m.end(), m.lastgroup) for m in schema._REF.finditer(text)]
         assert fast == full, text
+
+
+@pytest.mark.parametrize("text", ["٣th row", "1ſt row", "firſt row", "poſition 3", "٣rd row, 2nd column is 4.",
+                                  "the ſecond row", "row ３, column ٣", "ROW 1, COLUMN 2", "Cell (1,2)", "ＲOW 1"])
+def test_anchor_scan_folds_case_and_digits_as_the_forms_do(text):
+    # the forms match with re.IGNORECASE and Unicode \d ("ſ" is "s", "٣" is a digit): the anchors see the same
+    fast = [(m.start(), m.end(), m.lastgroup) for m in schema._ref_matches(text)]
+    assert fast == [(m.start(), m.end(), m.lastgroup) for m in schema._REF.finditer(text)]
 
 
 class TestCanonicalText:
