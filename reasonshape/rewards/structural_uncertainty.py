@@ -676,12 +676,12 @@ def structural_uncertainty(n: int, pairs: Any, outcomes: Any = None, *, model: P
 
 
 # ===================================================================================================== judge I/O
-#: The judge's user message. Placeholders: ``{puzzle}``, ``{answer_a}``, ``{reasoning_a}``, ``{answer_b}``,
-#: ``{reasoning_b}``. Source: reasonshape choice (paper B's prompt is not public).
 #: What a judge reply without a readable verdict becomes (:class:`PairwiseJudge` ``unparsed``): a tie (0.5), or
 #: left out of the Bradley–Terry fit.
 UNPARSED_POLICIES = ("tie", "drop")
 
+#: The judge's user message. Placeholders: ``{puzzle}``, ``{answer_a}``, ``{reasoning_a}``, ``{answer_b}``,
+#: ``{reasoning_b}``. Source: reasonshape choice (paper B's prompt is not public).
 DEFAULT_JUDGE_TEMPLATE = """\
 You are comparing two candidate solutions to the same puzzle. Decide which candidate is more likely to be \
 correct and better reasoned. Check the final answers against the puzzle's rules; prefer sound reasoning over length.
