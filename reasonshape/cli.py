@@ -49,7 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="reasonshape",
         description="RLVR on Simon Tatham's grid logic puzzles: puzzles, claim graphs, eta, GRPO and eval.",
     )
+    from reasonshape import __version__
+
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    parser.add_argument("--version", action="version", version=f"reasonshape {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for mod in SUBCOMMAND_MODULES:

@@ -71,13 +71,17 @@ def test_bad_options_are_one_line_errors(argv, message, capsys):
     assert capsys.readouterr().err.strip() == message
 
 
-@pytest.mark.parametrize("level,cause", [("extreme", "expected a width"), ("0x0de", "a width between 4 and 99, got 0"),
-                                         ("100x100de", "a width between 4 and 99, got 100")])
+@pytest.mark.parametrize("level,cause", [("0x0de", "(at position 0: expected a width between 4 and 99, got 0)"),
+                                         ("100x100de", "a width between 4 and 99, got 100"),
+                                         ("8y8de", "(at position 1: expected"),
+                                         # a level name: no params parse detail, a suggestion when one is close
+                                         ("extreme", "got 'extreme'\n"),
+                                         ("Hrad", "got 'Hrad' (did you mean 'hard'?)")])
 def test_bad_level_is_a_one_line_error(level, cause, capsys):
     assert main(["puzzles", "generate", "tents", "--level", level]) == 2
     err = capsys.readouterr().err
     assert err.startswith("reasonshape puzzles: error: level must be one of ['trivial', 'easy', 'normal', 'hard'] "
-                          f"or a tents params string, got {level!r}") and cause in err
+                          f"or a tents params string (e.g. '4x4de'), got {level!r}") and cause in err
     assert "invalid game ID" not in err and len(err.strip().splitlines()) == 1
 
 
@@ -184,3 +188,35 @@ def test_ctrl_c_inside_the_eval_loop_is_reported_once(tmp_path, monkeypatch, cap
     assert main(["eval", "--embedded", "--no-progress", "--out", str(tmp_path / "o")]) == 130
     err = capsys.readouterr().err
     assert err.count("interrupted") == 1 and "rerun the same command to resume" in err
+
+
+def test_version_is_the_installed_distributions(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"reasonshape {version('reasonshape')}"
+
+
+def _subparsers(parser):
+    import argparse
+
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def test_every_puzzles_and_eval_option_is_described_with_its_default():
+    from dataclasses import MISSING, fields
+
+    from reasonshape.cli import build_parser
+    from reasonshape.training.eval import EvalConfig
+
+    top = _subparsers(build_parser())
+    commands = {f"puzzles {k}": v for k, v in _subparsers(top["puzzles"]).items()} | {"eval": top["eval"]}
+    undescribed = [f"{name} {a.dest}" for name, p in commands.items() for a in p._actions
+                   if a.dest != "help" and not a.help]
+    assert not undescribed
+    defaults = {f.name: f.default for f in fields(EvalConfig) if f.default not in (None, MISSING)}
+    helps = {a.dest: a.help for a in top["eval"]._actions}
+    assert defaults and all("default" in helps[name] for name in defaults), [
+        name for name in defaults if "default" not in helps[name]]

@@ -53,6 +53,22 @@ def test_foreign_instance_is_refused_by_every_method(name):
             _call(p, method, inst)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_check_refuses_text_instead_of_a_plausible_violation(name):
+    # a new user passing the completion (or the grid as text) got e.g. tents' "shape" violation for a correct grid
+    p = envs.get(name)
+    inst = _inst(name)
+    sol = p.unique_solution(inst)
+    text = p.format_answer(inst, sol)
+    for answer in (text, f"<answer>{text}</answer>", text.encode()):
+        with pytest.raises(ConfigError, match=rf"^{name}\.check expects a ParsedAnswer or a solution value, got "
+                                              r"(str|bytes) .*: read text with parse_answer\(text, instance\) first"):
+            p.check(inst, answer)
+    with pytest.raises(ConfigError, match="got str"):
+        p.check(instance=inst, answer=text)
+    assert p.check(inst, sol).ok and p.check(inst, p.parse_answer(f"<answer>{text}</answer>", inst)).ok
+
+
 def test_the_audit_cases():
     with pytest.raises(ConfigError, match="a tents instance was given to keen"):
         KEEN.render_prompt(TENTS_INST)  # was AttributeError: 'TentsData' object has no attribute 'cages'

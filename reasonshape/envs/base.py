@@ -22,6 +22,7 @@ bottom, columns left to right. Internally puzzles may use 0-based indices. Sourc
 
 from __future__ import annotations
 
+import difflib
 import enum
 import functools
 import numbers
@@ -566,9 +567,14 @@ class Puzzle(ABC):
                 try:
                     params = self.parse_params(level_or_params)
                 except GameIdError as e:
+                    example = self.format_params(self.level_params(next(iter(self.LEVELS))))
+                    head = (f"level must be one of {list(self.LEVELS)} or a {self.name} params string (e.g. "
+                            f"{example!r}), got {level_or_params!r}")
+                    if not any(ch.isdigit() for ch in level_or_params):  # a level name, not params: say which
+                        close = difflib.get_close_matches(level_or_params.lower(), list(self.LEVELS), n=1)
+                        raise ConfigError(head + (f" (did you mean {close[0]!r}?)" if close else "")) from None
                     where = "" if e.position is None else f"at position {e.position}: "
-                    raise ConfigError(f"level must be one of {list(self.LEVELS)} or a {self.name} params string, got "
-                                      f"{level_or_params!r} ({where}expected {e.expected})") from None
+                    raise ConfigError(f"{head} ({where}expected {e.expected})") from None
             tag = level_or_params
         else:
             params_type = type(self.level_params(next(iter(self.LEVELS))))
@@ -639,7 +645,8 @@ class Puzzle(ABC):
     def check(self, instance: Instance, answer: Any) -> CheckResult:
         """Check ``answer`` (a :class:`ParsedAnswer` or a solution value) by the puzzle's rules.
 
-        Any valid solution passes; each violated rule is named. Never compares with a stored solution.
+        Any valid solution passes; each violated rule is named. Never compares with a stored solution. Text (a
+        completion, a grid written out) raises :class:`ConfigError`: read it with :meth:`parse_answer` first.
         """
 
     @abstractmethod
@@ -908,9 +915,32 @@ def _typed_parse_errors(fn: Callable, what: str) -> Callable:
     return method
 
 
+def _text_answer_refused(fn: Callable) -> Callable:
+    """``check(instance, answer)`` refusing text for ``answer``: a completion or a grid written as text is read by
+    :meth:`Puzzle.parse_answer` first. No puzzle's solution value is a string, so without this a correct grid passed
+    as text would come back as a plausible rule violation ("shape") rather than as the caller's mistake.
+    Source: reasonshape choice."""
+
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        answer = args[1] if len(args) > 1 else kwargs.get("answer")
+        if isinstance(answer, str | bytes):
+            raise ConfigError(f"{self.name}.check expects a ParsedAnswer or a solution value, got "
+                              f"{type(answer).__name__} {answer!r:.60}: read text with parse_answer(text, instance) "
+                              "first")
+        return fn(self, *args, **kwargs)
+
+    method._text_refused = True
+    return method
+
+
 def _guard_instance_methods(cls: type) -> None:
-    """Wrap the :data:`INSTANCE_METHODS` that ``cls`` itself defines (not abstract, not wrapped yet), and its own
-    ``parse_params`` / ``parse_desc`` (:func:`_typed_parse_errors`)."""
+    """Wrap the :data:`INSTANCE_METHODS` that ``cls`` itself defines (not abstract, not wrapped yet), its own
+    ``parse_params`` / ``parse_desc`` (:func:`_typed_parse_errors`) and its own ``check``
+    (:func:`_text_answer_refused`)."""
+    fn = cls.__dict__.get("check")
+    if callable(fn) and not getattr(fn, "_text_refused", False) and not getattr(fn, "__isabstractmethod__", False):
+        cls.check = _text_answer_refused(fn)
     for name, pos in INSTANCE_METHODS.items():
         fn = cls.__dict__.get(name)
         if (callable(fn) and not getattr(fn, "_instance_guarded", False)

@@ -7,6 +7,9 @@ import json
 
 __all__ = ["add_parser", "main"]
 
+_GAME_ID_HELP = "PUZZLE:params:desc, or params:desc with --puzzle"
+_PUZZLE_HELP = "puzzle name when the game ID does not start with it"
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("puzzles", help="list, generate, render, solve and check puzzles")
@@ -16,27 +19,28 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     sub.add_parser("list", help="the implemented puzzles with their level params")
 
     g = sub.add_parser("generate", help="print N game IDs of unique-solution instances")
-    g.add_argument("puzzle")
+    g.add_argument("puzzle", help="puzzle name, e.g. tents (reasonshape puzzles list names all 21)")
     g.add_argument("--level", default="easy", help="trivial, easy, normal, hard, or a params string (default: easy)")
     g.add_argument("-n", type=int, default=1, help="number of instances (default: 1)")
-    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--seed", type=int, default=0,
+                   help="generator seed: the same seed, level and -n give the same game IDs (default: 0)")
     g.add_argument("--backend", choices=("native", "sgt"), default="native",
-                   help="native generator, or the collection's sgt-<puzzle> binary")
+                   help="native generator, or the collection's sgt-<puzzle> binary (default: native)")
 
     r = sub.add_parser("render", help="print the prompt for a game ID")
-    r.add_argument("game_id", help="PUZZLE:params:desc, or params:desc with --puzzle")
-    r.add_argument("--puzzle", help="puzzle name when the game ID does not start with it")
+    r.add_argument("game_id", help=_GAME_ID_HELP)
+    r.add_argument("--puzzle", help=_PUZZLE_HELP)
 
     s = sub.add_parser("solve", help="print the solution and whether it is unique")
-    s.add_argument("game_id")
-    s.add_argument("--puzzle")
+    s.add_argument("game_id", help=_GAME_ID_HELP)
+    s.add_argument("--puzzle", help=_PUZZLE_HELP)
     s.add_argument("--json", action="store_true", help="machine-readable output")
 
     c = sub.add_parser("check", help="check an answer file against the rules; exit 1 when it is not a solution")
-    c.add_argument("game_id")
+    c.add_argument("game_id", help=_GAME_ID_HELP)
     c.add_argument("answer_file", help="text holding the answer (an <answer> block, or a bare grid); - for stdin")
-    c.add_argument("--puzzle")
-    c.add_argument("--json", action="store_true")
+    c.add_argument("--puzzle", help=_PUZZLE_HELP)
+    c.add_argument("--json", action="store_true", help="machine-readable verdict (ok, violations, parse error)")
     p.set_defaults(func=main)
     return p
 

@@ -558,6 +558,8 @@ class ClaimGraph:
     # ------------------------------------------------------------------ drawing
     #: File formats :meth:`draw` writes, named by the path's suffix (a path without a suffix gets PNG).
     DRAW_FORMATS = ("png", "svg", "pdf")
+    #: Most nodes :meth:`draw` puts in one column; a larger generation takes several adjacent columns.
+    DRAW_COLUMN_NODES = 20
 
     @staticmethod
     def draw_format(path: str | Path) -> str:
@@ -581,9 +583,10 @@ class ClaimGraph:
         used); the format is the one the suffix names (:meth:`draw_format`).
 
         Layout: one column per topological generation (longest path from a source), nodes in id order within a
-        column. Fill colour by label (correct green, wrong red, unverifiable grey, tentative orange); placeholders
-        are hollow; with ``c_star`` the nodes of G_sol get a thick black outline and its edges are drawn bold;
-        restatement edges are dashed.
+        column; a generation of more than :attr:`DRAW_COLUMN_NODES` nodes is wrapped into adjacent columns. Fill
+        colour by label (correct green, wrong red, unverifiable grey, tentative orange); placeholders are hollow;
+        with ``c_star`` the nodes of G_sol get a thick black outline and its edges are drawn bold; restatement edges
+        are dashed.
 
         Parameters
         ----------
@@ -615,7 +618,11 @@ class ClaimGraph:
             from reasonshape.rewards.eta import g_sol
 
             sol = g_sol(self, c_star)
-        gens = [sorted(layer) for layer in nx.topological_generations(g)] if len(g) else []
+        # one column per generation; a generation taller than DRAW_COLUMN_NODES (e.g. many unconnected claims) is
+        # wrapped into adjacent columns, so the figure stays readable instead of one very tall column
+        step = self.DRAW_COLUMN_NODES
+        gens = [sorted(layer)[i:i + step] for layer in nx.topological_generations(g)
+                for i in range(0, len(layer), step)] if len(g) else []
         pos = nx.multipartite_layout(g, subset_key=dict(enumerate(gens))) if len(g) else {}
         width = max((len(layer) for layer in gens), default=1)
         fig = Figure(figsize=(min(4 + 1.2 * len(gens), 40), min(3 + 0.6 * width, 40)))

@@ -48,7 +48,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from importlib import metadata, resources
 from pathlib import Path
@@ -328,7 +328,8 @@ def read_traces(path: str | Path, fmt: Literal["auto", "reasonshape", "reasoning
     Raises
     ------
     ConfigError
-        Unknown ``fmt``, a missing path, or a ``.jsonl`` file matching neither schema.
+        Unknown ``fmt``, a missing path, or (``"auto"``) a ``.jsonl`` file whose first line is not JSON or
+        matches neither schema.
     TraceFileError
         Malformed lines (see :func:`load_traces`, :func:`import_reasoning_gym_eval`).
     """
@@ -342,19 +343,23 @@ def read_traces(path: str | Path, fmt: Literal["auto", "reasonshape", "reasoning
     if fmt == "reasoning_gym" or p.is_dir() or p.suffix == ".json":
         return import_reasoning_gym_eval(p)
     with open(p, encoding="utf-8") as f:
-        first = next((ln for ln in f if ln.strip()), "")
+        lineno, first = next(((i, ln) for i, ln in enumerate(f, 1) if ln.strip()), (0, ""))
     if not first:
         raise ConfigError(f"traces file {str(p)!r} is empty (no non-blank line): no completion to score")
     try:
-        obj = json.loads(first) if first else {}
-    except json.JSONDecodeError:
-        obj = {}
+        obj = json.loads(first)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"traces file {str(p)!r}:{lineno}: not JSON ({e.msg}); each line must be one JSON object, "
+                          "in our schema (puzzle, game_id, completion) or reasoning-gym's (task, question, "
+                          "completion)") from None
     if isinstance(obj, dict) and "game_id" in obj:
         return load_traces(p)
     if isinstance(obj, dict) and "task" in obj and "question" in obj:
         return import_reasoning_gym_eval(p)
-    raise ConfigError(f"traces file {str(p)!r} matches neither our schema (puzzle, game_id, completion) nor "
-                      "reasoning-gym's (task, question, completion); pass --traces-format")
+    has = f"fields {sorted(obj)[:12]}" if isinstance(obj, dict) else f"a JSON {type(obj).__name__}"
+    raise ConfigError(f"traces file {str(p)!r}:{lineno} has {has}, matching neither our schema (puzzle, game_id, "
+                      "completion) nor reasoning-gym's (task, question, completion); fix the file, or pass "
+                      "--traces-format to read it as one of them and see what is missing")
 
 
 # ===================================================================================================== results log
@@ -1528,8 +1533,12 @@ def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
     else:
         parser = subparsers.add_parser("eval", help="evaluate a model or existing traces", description=desc)
     for f in fields(EvalConfig):
-        help_ = f.metadata.get("help", "").replace("%", "%%")
+        help_ = f.metadata.get("help", "")
         flag = _flag(f.name)
+        if f.default not in (None, MISSING) and "default" not in help_:
+            shown = (flag if f.default else "--no-" + flag[2:]) if isinstance(f.default, bool) else f.default
+            help_ += f" (default: {shown})"
+        help_ = help_.replace("%", "%%")
         if f.type in ("bool", bool):
             parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default,
                                 help=help_)

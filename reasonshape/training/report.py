@@ -801,6 +801,9 @@ def _structure_section(doc: _Doc, records: Sequence[Mapping[str, Any]]) -> None:
                 xs = [x for x in (_metric(r, k) for r in recs) if x is not None]
                 cells.append(_fmt_float(_mean(xs), d) + (f" ({len(xs)})" if xs and len(xs) < len(recs) else ""))
             rows.append([model, lv, *cells, str(len(recs))])
+    if not rows:  # e.g. an untrained model whose completions state no claim: say so rather than an empty table
+        doc.p(f"No completion of the {len(records)} scored has a claim graph with a node: nothing to average.")
+        return
     doc.table(["model", "level", "mean η", "mean claim accuracy", "mean |V|", "mean H_str (nats)", "n graphs"], rows)
 
 

@@ -27,6 +27,7 @@ import math
 import re
 import sys
 import time
+import warnings
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -324,10 +325,11 @@ def parse_train_args(argv: list[str] | None = None):
     ------
     ConfigError
         An unknown field in the config file or the options, before any value is checked ("unknown field dataset_sise
-        (did you mean dataset_size?) in config file x.yaml"); an invalid field value (also TRL's ``ValueError`` for
+        (did you mean dataset_size?) in config file x.yaml"); a config file that is missing, unreadable or not valid
+        YAML; an invalid field value (also TRL's ``ValueError`` for
         its own fields, re-raised as ConfigError; its generation-batch rule restated as "per_device_train_batch_size
         * steps_per_generation (...) * processes must be a multiple of num_generations", in the wording of
-        :data:`reasonshape.rewards.functions.PER_PROCESS_BATCH`), or a config file that cannot be read.
+        :data:`reasonshape.rewards.functions.PER_PROCESS_BATCH`).
     """
     parser = make_parser()
     argv = list(argv or [])
@@ -365,11 +367,16 @@ def _check_known_fields(parser: Any, argv: list[str]) -> None:
         i = args.index("--config")
         config = args[i + 1] if i + 1 < len(args) else None
         del args[i:i + 2]
+        if config is None or config.startswith("--"):  # TRL's parser would fail with an IndexError
+            raise ConfigError("--config needs the path of a YAML file, e.g. --config configs/grpo_cpu_smoke.yaml")
         try:
             with open(config) as f:
                 keys = yaml.safe_load(f)
-        except (OSError, TypeError, yaml.YAMLError):  # TypeError: no path after --config
-            keys = None  # TRL's parser says what is wrong with the file
+        except OSError as e:
+            raise ConfigError(f"cannot read config file {config}: {e.strerror or e}") from None
+        except yaml.YAMLError as e:
+            # PyYAML's message spans lines ("while parsing ...\n  in ..., line 1, column 10"): one line here
+            raise ConfigError(f"config file {config} is not valid YAML: {' '.join(str(e).split())}") from None
         if isinstance(keys, dict):
             known = set(names)
             found += [(str(k), f"config file {config}") for k in keys if k != "env" and k not in known]
@@ -933,7 +940,10 @@ def run_ablation(configs: list[str], out: str | Path, overrides: list[str] | Non
                   file=sys.stderr)
         print(f"[ablate] {stem}: training ({cfg})", file=sys.stderr)
         try:
-            result = run_training(rs, grpo, model, config_path=cfg)
+            # Python shows a warning once per text and place per process; entering catch_warnings resets that
+            # record, so each run shows its own RewardWarnings (the same cause in a later config is not hidden)
+            with warnings.catch_warnings():
+                result = run_training(rs, grpo, model, config_path=cfg)
             rows.append((stem, "done", {"global_step": result.global_step, "runtime_s": result.runtime_s,
                                         "final_metrics": result.final_metrics}))
         except Exception as e:  # one failed config must not lose the others

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from reasonshape.envs import Claim, ClaimLabel, get
 from reasonshape.envs.bridges import encode_bridges_desc
-from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from reasonshape.errors import AnswerParseError, ClaimError, ConfigError, GameIdError
 from tests.envs._tatham import dev_rows, sgt_print_accepts, unit_bites
 
 P = get("bridges")
@@ -183,7 +183,9 @@ class TestCheck:
         assert "too_many_bridges" in P.check(small, _with(SMALL_SOL, ((1, 1), (1, 3)), 3)).rules
         assert "not_an_island" in P.check(small, ((((1, 2), (3, 2)), 1),)).rules
         assert "not_straight" in P.check(small, ((((1, 3), (3, 1)), 1),)).rules
-        assert P.check(small, "junk").rules == ("shape",)
+        assert P.check(small, ("junk",)).rules == ("shape",)  # a malformed value; text is refused
+        with pytest.raises(ConfigError, match="expects a ParsedAnswer or a solution value"):
+            P.check(small, "junk")
 
     def test_crossing_and_blocking(self):
         # a plus sign: islands (1,2),(3,2) vertical and (2,1),(2,3) horizontal cross at (2,2)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from reasonshape.envs import get
 from reasonshape.envs.base import LEVEL_NAMES, Claim, ClaimLabel, ParsedAnswer
 from reasonshape.envs.solo import PUZZLE, SoloParams, encode_grid
-from reasonshape.errors import AnswerParseError, ClaimError, GameIdError
+from reasonshape.errors import AnswerParseError, ClaimError, ConfigError, GameIdError
 from tests.envs._tatham import dev_rows
 
 ROWS = dev_rows("solo")
@@ -266,7 +266,9 @@ class TestCheck:
     def test_shape_and_range(self, normal):
         inst, sol = normal
         assert PUZZLE.check(inst, sol[:8]).rules == ("shape",)
-        assert PUZZLE.check(inst, "garbage").rules == ("shape",)
+        assert PUZZLE.check(inst, ("garbage",)).rules == ("shape",)  # a malformed value; text is refused
+        with pytest.raises(ConfigError, match="expects a ParsedAnswer or a solution value"):
+            PUZZLE.check(inst, "garbage")
         bad = [list(r) for r in sol]
         bad[0][0] = 0
         assert "value_range" in PUZZLE.check(inst, bad).rules

@@ -295,6 +295,16 @@ class TestDraw:
             assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 2000
         assert plain.read_bytes() != sol.read_bytes()
 
+    def test_a_wide_generation_is_wrapped_into_columns(self, tmp_path):
+        # 59 unconnected claims are one generation: before, one column 4,320 px tall and ~1,000 px wide
+        import matplotlib.image
+
+        g = ClaimGraph()
+        for i in range(59):
+            g.add_claim(c(1 + i // 9, 1 + i % 9, 1 + i % 3), i)
+        height, width = matplotlib.image.imread(g.draw(tmp_path / "wide.png", dpi=100)).shape[:2]
+        assert height <= 100 * (3 + 0.6 * ClaimGraph.DRAW_COLUMN_NODES) and width > height / 2
+
     def test_empty_graph_draws(self, tmp_path):
         p = ClaimGraph().draw(tmp_path / "empty.png")
         assert p.read_bytes()[:4] == b"\x89PNG"

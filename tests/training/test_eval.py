@@ -758,8 +758,15 @@ class TestImporters:
                                                 {"puzzle": "solo", "completion": "x"}])
         with pytest.raises(TraceFileError, match=r"t.jsonl:2: missing field\(s\) \['game_id'\]"):
             load_traces(p)
-        with pytest.raises(ConfigError, match="neither our schema"):
-            read_traces(_write_jsonl(tmp_path / "u.jsonl", [{"foo": 1}]))
+        with pytest.raises(ConfigError, match=r"u.jsonl':1 has fields \['bar', 'foo'\], matching neither our schema"):
+            read_traces(_write_jsonl(tmp_path / "u.jsonl", [{"foo": 1, "bar": 2}]))
+        # auto mode says what is wrong with the file itself (before: only "pass --traces-format")
+        bad = tmp_path / "n.jsonl"
+        bad.write_text("\n\nnot json\n")
+        with pytest.raises(ConfigError, match=r"n.jsonl':3: not JSON \(Expecting value\); each line must be one JSON"):
+            read_traces(bad)
+        with pytest.raises(ConfigError, match=r"l.jsonl':1 has a JSON list, matching neither"):
+            read_traces(_write_jsonl(tmp_path / "l.jsonl", [[1, 2]]))
 
 
 # --------------------------------------------------------------------------------------------------- config and CLI

@@ -312,6 +312,15 @@ class TestReportFile:
         cells = [c.strip() for c in structure.strip("|").split("|")]
         assert cells[-1] == "7" and cells[2].endswith("(6)") and not cells[3].endswith(")")  # eta over 6 of 7
 
+    def test_no_graph_at_all_says_so_instead_of_an_empty_structure_table(self, tmp_path):
+        recs = synthetic_records()
+        for r in recs:  # e.g. an untrained model: no completion states a claim
+            r["metrics"] = {**r["metrics"], "n_nodes": 0, "eta": None, "claim_accuracy": None}
+        md = build_report(write_jsonl(tmp_path / "results.jsonl", recs), tmp_path / "out")[0].read_text()
+        section = md.split("## Structure by level")[1].split("\n## ")[0]
+        assert "No completion of the 32 scored has a claim graph with a node: nothing to average." in section
+        assert "| model | level |" not in section
+
     def test_time_split_counts_the_judge(self, tmp_path):
         res = write_jsonl(tmp_path / "results.jsonl", synthetic_records())
         md = build_report(res, tmp_path / "out", {"time": {"sampling_s": 32.0, "judge_s": 8.0, "scoring_s": 0.63}}

@@ -446,6 +446,36 @@ class TestCli:
         assert str(e.value) == (f"unknown field dataset_sise (did you mean dataset_size?) in config file {cfg} "
                                 "('reasonshape train --help' lists every field)")
 
+    @pytest.mark.parametrize("case, want", [
+        ("bad_yaml", r"^config file {cfg} is not valid YAML: while parsing a flow sequence in .*line 1, column 10"),
+        ("missing", r"^cannot read config file {cfg}: No such file or directory$"),
+        ("directory", r"^cannot read config file {cfg}: Is a directory$"),
+        ("no_path", r"^--config needs the path of a YAML file"),
+        ("option_as_path", r"^--config needs the path of a YAML file"),
+    ])
+    def test_an_unusable_config_file_is_one_config_error(self, tmp_path, case, want):
+        # before: PyYAML's ParserError / TRL's IndexError reached the user as a traceback; a missing file: "[Errno 2]"
+        cfg = tmp_path / "x.yaml"
+        argv = ["--config", str(cfg)]
+        if case == "bad_yaml":
+            cfg.write_text("puzzles: [tents\n")
+        elif case == "directory":
+            cfg.mkdir()
+        elif case == "no_path":
+            argv = ["--config"]
+        elif case == "option_as_path":
+            argv = ["--config", "--max_steps", "2"]
+        with pytest.raises(ConfigError, match=want.format(cfg=re.escape(str(cfg)))) as e:
+            T.parse_train_args(argv)
+        assert "\n" not in str(e.value)
+
+    def test_a_bad_config_in_ablate_is_named_before_any_run(self, tmp_path):
+        cfg = tmp_path / "broken.yaml"
+        cfg.write_text("puzzles: [tents\n")
+        with pytest.raises(ConfigError, match=f"(?s)no run started.*{re.escape(str(cfg))} is not valid YAML"):
+            T.run_ablation([str(ABLATIONS[0]), str(cfg)], tmp_path / "abl")
+        assert not (tmp_path / "abl").exists()
+
     def test_a_config_key_must_be_a_field_not_an_argparse_dest(self, tmp_path):
         # argparse's own --help action has the dest "help": TRL would set that action's default from the key
         cfg = tmp_path / "x.yaml"
@@ -476,6 +506,24 @@ class TestCli:
         with pytest.raises(ConfigError) as e:
             T.parse_train_args(["--config", str(SMOKE), *argv])
         assert want in str(e.value) and "\n" not in str(e.value) and "HfArgumentParser" not in str(e.value)
+
+    def test_each_ablation_run_shows_its_own_reward_warnings(self, tmp_path, monkeypatch):
+        # Python shows a warning once per text and place per process: before, a cause already warned about in an
+        # earlier config of the same `ablate` (e.g. the judge's unreadable verdicts) printed nothing in a later one
+        from reasonshape.rewards.functions import RewardWarning
+
+        def fake_run(rs, grpo, model, config_path=None):  # the trainer itself is not the subject here
+            warnings.warn("self-preference: the judge gave no readable verdict", RewardWarning, stacklevel=1)
+            return T.TrainResult(output_dir=Path(grpo.output_dir), final_metrics={}, log_history=[], runtime_s=0.0,
+                                 global_step=1)
+
+        monkeypatch.setattr(T, "run_training", fake_run)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")  # Python's own action for UserWarning outside pytest
+            table = T.run_ablation([str(c) for c in ABLATIONS[:3]], tmp_path / "abl").read_text().splitlines()
+        assert [row.split(" | ")[1] for row in table[2:]] == ["done"] * 3
+        assert [str(w.message) for w in caught if w.category is RewardWarning] == [
+            "self-preference: the judge gave no readable verdict"] * 3
 
     def test_an_unknown_set_field_in_ablate_names_the_closest_field(self, tmp_path):
         with pytest.raises(ConfigError, match=r"unknown field max_step \(did you mean max_steps\?\)"):
