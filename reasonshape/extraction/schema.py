@@ -40,6 +40,7 @@ import bisect
 import re
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import NamedTuple
 
 from reasonshape.envs.answer import split_tokens
@@ -440,6 +441,9 @@ class Mention(NamedTuple):
     listing: bool = False
 
 
+_SPAN = itemgetter(1, 2)  # a Mention's (start, end), its order in a sentence
+
+
 @dataclass
 class SchemaReader:
     """Claim recogniser for one instance (compiled once per instance, then reused for every sentence).
@@ -579,6 +583,12 @@ class SchemaReader:
             cell reference ("(5,4) > (5,5) = 3") leaves the value claim standing.
         """
         refs = cell_refs(text) if self.grid else []
+        if self.grid:
+            # a sentence that names a cell ("(1,3) > (1,2)") is a statement about cells, not a bare grid row. A listing
+            # is the whole reading, so it is looked for before the puzzle's own claims, which it would discard.
+            listing = self._row_listing(text, offset, bare=not refs)
+            if listing:
+                return listing
         own_raw = self._own_claims(text)
         if refs:
             canon = _Canon(text, refs)
@@ -586,12 +596,15 @@ class SchemaReader:
                 own_raw += _new_spans(own_raw, [(claim, canon.start(s), canon.end(e)) for claim, s, e in
                                                 self._own_claims(canon.text)])
         own = [Mention(claim, offset + s, offset + e) for claim, s, e in own_raw]
-        found: list[Mention] = []
-        if self.grid:
-            # a sentence that names a cell ("(1,3) > (1,2)") is a statement about cells, not a bare grid row
-            listing = self._row_listing(text, offset, bare=not refs)
-            if listing:
-                return listing
+        if not self.grid:
+            found = own
+        elif not own:  # no own claim to win over a generic one: every generic claim stands
+            found = self._cell_claims(text, offset, refs)
+            if found:
+                found = [g for g, _ in found]
+            if self._count is not None:
+                found += self._count_claims(text, offset)
+        else:
             generic = self._cell_claims(text, offset, refs) + [(m, m.start) for m in self._count_claims(text, offset)]
             # The puzzle's own recognisers win where they read the same predicate words (e.g. a clue "column 2 has 1
             # tent"); sharing only the cell reference is no conflict. Sorted sweep: O((G + O) log O).
@@ -606,8 +619,9 @@ class SchemaReader:
                 k = bisect.bisect_left(starts, g.end)  # own[:k] start before g ends
                 if not (k and max_end[k - 1] > ref_end):
                     found.append(g)
-        found.extend(own)
-        found.sort(key=lambda m: (m.start, m.end))
+            found.extend(own)
+        if len(found) > 1:
+            found.sort(key=_SPAN)
         return found
 
     def _own_claims(self, text: str) -> list:
