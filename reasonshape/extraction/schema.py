@@ -169,13 +169,32 @@ def _word_start(word: str) -> str:
     return rf"{word[0]}(?<!\w{word[0]}){word[1:]}"
 
 
-_ANCHOR = re.compile("|".join(
+_ANCHOR_ALTS = (
     [r"\((?=\s{0,3}\d)", r"\[(?=\s{0,3}\d)", r"r\d", _word_start("row"), _word_start("col"),
      _word_start("pos") + r"(?=(?i:(?:ition)?\.?\s{0,2}[\d(\[r]))",
      *(_word_start(w) + r"(?=(?i:\.?\s{0,2}[(\[r]))" for w in ("cell", "square")),
      _word_start("the") + rf"\s(?=(?i:\s{{0,2}}{_ORD}\s{{1,3}}(?:row|col|{_CELL_WORD})))"]
     + [rf"\d(?<!\w\d)\d?(?:st|nd|rd|th){_AFTER_ORD}"]
-    + [_word_start(w) + _AFTER_ORD for w in _ORD_WORDS]))
+    + [_word_start(w) + _AFTER_ORD for w in _ORD_WORDS])
+_ANCHOR = re.compile("|".join(_ANCHOR_ALTS))
+
+
+def _by_first_char(alts: list[str]) -> re.Pattern:
+    """The alternation of ``alts`` for ASCII text, its alternatives grouped by their first literal (``\\d`` spelt
+    as the ten ASCII digits), each group in ``alts``' order: alternatives with different first characters never
+    match at the same position, so it finds the same matches as ``"|".join(alts)``. Every alternative now begins
+    with a plain literal, so the engine skips in C to the positions holding one of these characters, and tries one
+    group there instead of each of ~20 alternatives: the anchor scan of ASCII text (almost every sentence) in about
+    three quarters of the time."""
+    groups: dict[str, list[str]] = {}
+    for alt in alts:
+        n = 2 if alt[0] == "\\" else 1
+        for first in ("0123456789" if alt[:n] == r"\d" else [alt[:n]]):
+            groups.setdefault(first, []).append(alt[n:])
+    return re.compile("|".join(f"{first}(?:{'|'.join(rests)})" for first, rests in groups.items()))
+
+
+_ANCHOR_ASCII = _by_first_char(_ANCHOR_ALTS)
 
 # The ASCII-lowered copy the anchors scan (same offsets): ASCII capitals in lower case, and the four non-ASCII letters
 # that the forms' re.IGNORECASE equates with an ASCII letter ("İ", "ı", "ſ", the Kelvin sign) as that letter.
@@ -237,10 +256,13 @@ _FORMS_OF_ANCHOR: dict[str, re.Pattern] = {}
 
 def _ref_matches(text: str):
     """``_REF.finditer(text)``, tried only at anchor positions (non-overlapping, left to right)."""
-    low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)  # same offsets either way
+    if text.isascii():
+        low, search = text.lower(), _ANCHOR_ASCII.search
+    else:
+        low, search = text.translate(_ASCII_LOWER), _ANCHOR.search  # same offsets either way
     pos, n = 0, len(text)
     while pos < n:
-        a = _ANCHOR.search(low, pos)
+        a = search(low, pos)
         if a is None:
             return
         anchor = a.group()
