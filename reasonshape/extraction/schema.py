@@ -254,12 +254,17 @@ def _forms_at(anchor: str) -> re.Pattern:
 _FORMS_OF_ANCHOR: dict[str, re.Pattern] = {}
 
 
-def _ref_matches(text: str):
-    """``_REF.finditer(text)``, tried only at anchor positions (non-overlapping, left to right)."""
-    if text.isascii():
-        low, search = text.lower(), _ANCHOR_ASCII.search
-    else:
-        low, search = text.translate(_ASCII_LOWER), _ANCHOR.search  # same offsets either way
+def _lowered(text: str) -> str:
+    """The ASCII-lowered copy of ``text`` that the anchors scan (``_ASCII_LOWER``; same offsets)."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
+def _ref_matches(text: str, low: str | None = None):
+    """``_REF.finditer(text)``, tried only at anchor positions (non-overlapping, left to right); ``low`` is
+    ``_lowered(text)`` where the caller has it."""
+    if low is None:
+        low = _lowered(text)
+    search = _ANCHOR_ASCII.search if low.isascii() else _ANCHOR.search
     pos, n = 0, len(text)
     while pos < n:
         a = search(low, pos)
@@ -337,10 +342,15 @@ def cell_refs(text: str) -> list[CellRef]:
     second row", "row 3 position 1") sets the context; "position N" / "the N-th cell" alone is read in it (a row:
     column N; a column: row N) and skipped without one. Source: reasonshape choice, from real traces.
     """
+    return _cell_refs(text, _lowered(text))
+
+
+def _cell_refs(text: str, low: str) -> list[CellRef]:
+    """:func:`cell_refs` of ``text``, given ``low = _lowered(text)``."""
     out: list[CellRef] = []
     ctx: tuple[str, int] | None = None
     named = False  # a line was named alone before
-    for m in _ref_matches(text):
+    for m in _ref_matches(text, low):
         kind = m.lastgroup
         if kind == "EX":
             core = m.start("EXcore")
@@ -457,6 +467,7 @@ _LIST_OPEN = (r"(?:(?:so|thus|then|now|therefore|hence|finally|and|also)\s{0,2}[
 _LISTING = re.compile(
     rf"^\s*(?:[-*•]\s*)?{_LIST_OPEN}(?:{_row('Lr')}|{_col('Lc')}|\br\s{{0,2}}(?P<Lrr>\d{{1,2}}))"
     rf"\s{{0,3}}(?:is\s+now|is|becomes|must\s+be|[:=→])\s{{0,3}}:?\s*(?P<body>.+)$", re.IGNORECASE)
+_R_NUMBER = re.compile(r"r\s{0,2}\d")  # _LISTING's "r3" line, lowered
 _COMPARE_AFTER = re.compile(r"[\"'`’”]?\s{0,3}(?:[<>≤≥]|!=|≠)")
 _TICKS = re.compile(r"\s*[✓✔]+\s*$")
 # "V in position N" (value before a positional reference): what may stand right before the value, and what
@@ -624,13 +635,16 @@ class SchemaReader:
             puzzle claim covers a generic claim's predicate words, the puzzle claim wins; one that only shares the
             cell reference ("(5,4) > (5,5) = 3") leaves the value claim standing.
         """
-        refs = cell_refs(text) if self.grid else []
         if self.grid:
+            low = _lowered(text)
+            refs = _cell_refs(text, low)
             # a sentence that names a cell ("(1,3) > (1,2)") is a statement about cells, not a bare grid row. A listing
             # is the whole reading, so it is looked for before the puzzle's own claims, which it would discard.
-            listing = self._row_listing(text, offset, bare=not refs)
+            listing = self._row_listing(text, offset, not refs, low)
             if listing:
                 return listing
+        else:
+            refs = []
         own_raw = self._own_claims(text)
         if refs:
             canon = _Canon(text, refs)
@@ -641,10 +655,10 @@ class SchemaReader:
         if not self.grid:
             found = own
         elif not own:  # no own claim to win over a generic one: every generic claim stands
-            found = self._cell_claims(text, offset, refs)
-            if found:
-                found = [g for g, _ in found]
-            if self._count is not None:
+            found = [g for g, _ in self._cell_claims(text, offset, refs)] if refs else []
+            # a count claim names "row" or "column" (letters that re.IGNORECASE equates only with their capitals,
+            # which ``low`` has in lower case): without either there is none to look for
+            if self._count is not None and ("row" in low or "column" in low):
                 found += self._count_claims(text, offset)
         else:
             generic = self._cell_claims(text, offset, refs) + [(m, m.start) for m in self._count_claims(text, offset)]
@@ -804,11 +818,15 @@ class SchemaReader:
             out.append(Mention(Claim(kind, cells, (n, val)), offset + m.start(), offset + m.end()))
         return out
 
-    def _row_listing(self, text: str, offset: int, bare: bool = True) -> list[Mention]:
+    def _row_listing(self, text: str, offset: int, bare: bool = True, low: str | None = None) -> list[Mention]:
         """A row or column listing ("Row 4: 1 3 4 2", "Second row: _ 4 3 2.", "Column 2: 3, 2, _, _") -> its cell
         claims (blanks skipped); a bare grid row (only with ``bare``) -> one ``_grid_row`` placeholder for
-        :meth:`resolve_grid_rows`."""
-        m = _LISTING.match(text)
+        :meth:`resolve_grid_rows`. ``low`` is ``_lowered(text)`` where the caller has it."""
+        if low is None:
+            low = _lowered(text)
+        # A listing names its line with "row", "col" or "r" and a number (letters re.IGNORECASE equates only with
+        # their capitals, which ``low`` has in lower case); most prose has none of them, and skips _LISTING.
+        m = _LISTING.match(text) if "row" in low or "col" in low or _R_NUMBER.search(low) else None
         if m:
             if m.group("Lc_o") or m.group("Lc_n"):
                 col = _line(m, "Lc")
