@@ -561,6 +561,11 @@ class Tents(Puzzle):
         :meth:`claim_text` writes them (the generic "(r,c) is <word>" patterns read tent and grass claims through
         ``VALUE_WORDS``, but only for the variables, which tree cells are not). Linear time; cells and lines off
         the grid are skipped."""
+        low = text.lower()
+        # A count claim names "tent", a tree claim "tree" (letters that re.IGNORECASE equates only with their ASCII
+        # capitals): without either the patterns cannot match, and most sentences skip them.
+        if "tent" not in low and "tree" not in low:
+            return []
         text = mask_long_numbers(text)
         w, h = instance.params.w, instance.params.h
         out = []
