@@ -562,6 +562,11 @@ class SchemaReader:
         self._quote_table = str.maketrans({ch: " " for ch in _QUOTES
                                            if ch not in self.symbols and ch not in self.fixed_tokens})
         self._max_row_chars = 16 * max(1, self.cols) + 40  # a written-out grid row is never longer
+        # A row token -> its reading (:meth:`_token_value`), for the symbols, blanks, value words and numbers up to
+        # 99: one dict lookup per token of a grid row instead of up to three set lookups and a :meth:`value` call.
+        # A token not in the table is neither a symbol nor a blank, so its reading is ``value(token)``.
+        self._token_values = {t: self._token_value(t) for t in
+                              (*self.symbols, *_BLANKS, *words, *(str(i) for i in range(100)))}
         # Every character a grid row can hold (:meth:`_tokens`): its separators, the characters of the tokens it
         # accepts (symbols, fixed tokens, blanks, value words and their plural "s", decimal digits), and what
         # :meth:`_clean_row_text` removes (answer tags, quotes, signs, check marks, a final period). A character
@@ -849,11 +854,18 @@ class SchemaReader:
         """A row's text without answer tags glued to it, quotes / backticks around it or its values, check marks,
         a final period, or in-row inequality signs (futoshiki rows such as ``3 < 6   1   2 < 4 < 5``) unless those
         characters are the puzzle's own symbols."""
-        t = _TAGS.sub(" ", text).translate(self._quote_table).strip()
-        t = _TICKS.sub("", t)
+        t = (_TAGS.sub(" ", text) if "<" in text else text).translate(self._quote_table).strip()  # a tag has "<"
+        if "✓" in t or "✔" in t:
+            t = _TICKS.sub("", t)
         if t.endswith(".") and "." not in self.symbols and "." not in self.fixed_tokens:
             t = t[:-1]
         return t.translate(self._sign_table)
+
+    def _token_value(self, t: str) -> Hashable | None:
+        """A row token's reading: ``_BLANK`` for a blank that is no symbol, the symbol's value, else :meth:`value`."""
+        if t in _BLANKS and t not in self.symbols and t not in self.fixed_tokens:
+            return _BLANK
+        return self.symbols[t] if t in self.symbols else self.value(t)
 
     def _tokens(self, text: str, n: int | None = None) -> list | None:
         n = self.cols if n is None else n
@@ -862,23 +874,25 @@ class SchemaReader:
         text = self._clean_row_text(text)
         toks = split_tokens(text)
         if len(toks) != n:
-            toks = split_tokens(text, single_chars=True)
+            toks = [ch for t in toks for ch in t]  # = split_tokens(text, single_chars=True)
             if len(toks) != n:
                 return None
-        vals = [_BLANK if (t in _BLANKS and t not in self.symbols and t not in self.fixed_tokens)
-                else self.symbols[t] if t in self.symbols else self.value(t) for t in toks]
-        if all(v is _BLANK for v in vals):
+        table, value = self._token_values, self.value
+        vals = [table[t] if t in table else value(t) for t in toks]  # = map(self._token_value, toks)
+        # (list.count and ``in`` compare by identity first; no value equals _BLANK or None without being it)
+        if vals.count(_BLANK) == n:
             return None
         # Tokens of non-variable positions (walls '#', clues, mirrors) read as None and are skipped later; the row is
         # rejected if a None stands at a variable. Any other unknown token: not a grid row.
-        if any(v is None and t not in self.fixed_tokens for v, t in zip(vals, toks, strict=True)):
+        if None in vals and any(v is None and t not in self.fixed_tokens for v, t in zip(vals, toks, strict=True)):
             return None
         return vals
 
     def is_separator_row(self, text: str) -> bool:
         """A line of only inequality signs / bars between grid rows (futoshiki's vertical signs, box rules): it
         does not break a grid written out over several lines."""
-        return self._separator_line is not None and self._separator_line.fullmatch(_TAGS.sub(" ", text)) is not None
+        return self._separator_line is not None and self._separator_line.fullmatch(
+            _TAGS.sub(" ", text) if "<" in text else text) is not None  # an answer tag has "<"
 
     def _listing_row(self, r: int, vals: list, start: int, end: int) -> list[Mention]:
         return self._listing_line([(r, c) for c in range(1, len(vals) + 1)], vals, start, end)
