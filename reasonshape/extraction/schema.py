@@ -494,6 +494,7 @@ class Mention(NamedTuple):
     listing: bool = False
 
 
+_KEYED_TYPES = (int, str)  # value types of the claims SchemaReader._claim keeps
 _SPAN = itemgetter(1, 2)  # a Mention's (start, end), its order in a sentence
 
 
@@ -515,6 +516,7 @@ class SchemaReader:
 
     def __post_init__(self):
         self._labels: dict[Claim, ClaimLabel | ClaimError] = {}  # claim -> its label or the puzzle's refusal
+        self._value_claims: dict[tuple, Claim] = {}  # (cell, value, positive) -> its claim (:meth:`_claim`)
         self.domains = self.puzzle.variables(self.instance)
         cells = [v for v in self.domains if _is_cell(v)]
         self.grid = bool(cells) and len(cells) == len(self.domains)
@@ -623,10 +625,21 @@ class SchemaReader:
         return None
 
     def _claim(self, cell, value, positive=True) -> Claim | None:
+        # Claims are immutable values, so one object per (cell, value, polarity) serves every sentence (a claim is a
+        # frozen dataclass: building one costs more than the lookup). Keyed only for int and str values, which
+        # never compare equal to a value of another type (1 == True == 1.0 would share an entry).
+        keyed = type(value) in _KEYED_TYPES
+        if keyed:
+            cl = self._value_claims.get((cell, value, positive))
+            if cl is not None:
+                return cl
         dom = self.domains.get(cell)
         if dom is None or value not in dom:
             return None
-        return self.puzzle.value_claim(cell, value, positive)
+        cl = self.puzzle.value_claim(cell, value, positive)
+        if keyed:
+            self._value_claims[(cell, value, positive)] = cl
+        return cl
 
     # --------------------------------------------------------------------------------------------- sentences
     def read(self, text: str, offset: int = 0) -> list[Mention]:
