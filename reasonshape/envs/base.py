@@ -54,6 +54,7 @@ __all__ = [
     "instance_rng",
     "MOVE_NUM",
     "mask_long_numbers",
+    "ascii_lower",
     "bad_solve_move",
     "solve_move_items",
     "solve_move_cells",
@@ -253,6 +254,21 @@ def mask_long_numbers(text: str) -> str:
     if _LONG_NUMBER.search(text) is None:
         return text
     return _LONG_NUMBER.sub(lambda m: "#" * (m.end() - m.start()), text)
+
+
+# ASCII capitals -> lower case, and the four non-ASCII letters that re.IGNORECASE equates with an ASCII letter ("İ",
+# "ı", "ſ", the Kelvin sign) -> that letter (:func:`ascii_lower`)
+_ASCII_LOWER = str.maketrans({**{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)},
+                              "\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with ASCII capitals in lower case and the four non-ASCII letters that ``re.IGNORECASE`` equates with
+    an ASCII letter ("İ", "ı", "ſ", the Kelvin sign) as that letter; every other character unchanged, so offsets are
+    those of ``text``. Where a case-insensitive pattern matches a word of ASCII letters, the word is in the result
+    in lower case at the same place: a cheap pre-check (``"tent" in ascii_lower(text)``) before a scan, for
+    :meth:`Puzzle.parse_claim_text` and the schema reader. Source: reasonshape choice, for speed."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
 def read_difficulty(text: str, i: int, letters: Container[str], default: str, expected: str) -> tuple[str, int]:

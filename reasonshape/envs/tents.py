@@ -76,6 +76,7 @@ from reasonshape.envs.base import (
     SolveResult,
     Unit,
     Violation,
+    ascii_lower,
     bad_solve_move,
     digits_end,
     mask_long_numbers,
@@ -561,21 +562,24 @@ class Tents(Puzzle):
         :meth:`claim_text` writes them (the generic "(r,c) is <word>" patterns read tent and grass claims through
         ``VALUE_WORDS``, but only for the variables, which tree cells are not). Linear time; cells and lines off
         the grid are skipped."""
-        low = text.lower()
-        # A count claim names "tent", a tree claim "tree" (letters that re.IGNORECASE equates only with their ASCII
-        # capitals): without either the patterns cannot match, and most sentences skip them.
-        if "tent" not in low and "tree" not in low:
+        # A count claim names its line, a verb and "tent", a tree claim "tree" (in ``ascii_lower(text)`` wherever
+        # the case-insensitive patterns match): without them a pattern cannot match, and most sentences skip both.
+        low = ascii_lower(text)
+        counts = ("tent" in low and ("row" in low or "column" in low)
+                  and ("has" in low or "contain" in low or "have" in low))
+        trees = "tree" in low
+        if not (counts or trees):
             return []
         text = mask_long_numbers(text)
         w, h = instance.params.w, instance.params.h
         out = []
-        for m in self._COUNT_RE.finditer(text):
+        for m in self._COUNT_RE.finditer(text) if counts else ():
             kind, k, verb, n = m[1].lower(), int(m[2]), m[3].lower(), int(m[4])
             if not 1 <= k <= (h if kind == "row" else w):
                 continue
             claim = Claim("row_count", ((k, 1),), n) if kind == "row" else Claim("column_count", ((1, k),), n)
             out.append((claim if verb in ("has", "contains") else claim.negated(), m.start(), m.end()))
-        for m in self._TREE_RE.finditer(text):
+        for m in self._TREE_RE.finditer(text) if trees else ():
             r, c = int(m[1]), int(m[2])
             if 1 <= r <= h and 1 <= c <= w:
                 out.append((Claim("value", ((r, c),), TREE, m[3].lower() == "is"), m.start(), m.end()))

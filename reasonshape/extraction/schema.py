@@ -44,7 +44,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from reasonshape.envs.answer import split_tokens
-from reasonshape.envs.base import MAX_DIGITS, Claim, ClaimLabel, Instance, Puzzle
+from reasonshape.envs.base import MAX_DIGITS, Claim, ClaimLabel, Instance, Puzzle, ascii_lower
 from reasonshape.errors import ClaimError
 from reasonshape.extraction.labels import label_claim
 
@@ -196,10 +196,10 @@ def _by_first_char(alts: list[str]) -> re.Pattern:
 
 _ANCHOR_ASCII = _by_first_char(_ANCHOR_ALTS)
 
-# The ASCII-lowered copy the anchors scan (same offsets): ASCII capitals in lower case, and the four non-ASCII letters
-# that the forms' re.IGNORECASE equates with an ASCII letter ("İ", "ı", "ſ", the Kelvin sign) as that letter.
-_ASCII_LOWER = str.maketrans({**{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)},
-                              "\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+# The ASCII-lowered copy the anchors scan (same offsets, :func:`~reasonshape.envs.base.ascii_lower`): ASCII capitals
+# in lower case, and the four non-ASCII letters that the forms' re.IGNORECASE equates with an ASCII letter ("İ",
+# "ı", "ſ", the Kelvin sign) as that letter.
+_lowered = ascii_lower
 
 
 def _forms(*names: str) -> re.Pattern:
@@ -252,11 +252,6 @@ def _forms_at(anchor: str) -> re.Pattern:
 # anchor text -> _forms_at(anchor), filled on first use for ASCII anchors only (a few hundred distinct strings; with
 # every Unicode digit and whitespace character there would be millions)
 _FORMS_OF_ANCHOR: dict[str, re.Pattern] = {}
-
-
-def _lowered(text: str) -> str:
-    """The ASCII-lowered copy of ``text`` that the anchors scan (``_ASCII_LOWER``; same offsets)."""
-    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
 def _ref_matches(text: str, low: str | None = None):
@@ -674,9 +669,11 @@ class SchemaReader:
             found = own
         elif not own:  # no own claim to win over a generic one: every generic claim stands
             found = [g for g, _ in self._cell_claims(text, offset, refs)] if refs else []
-            # a count claim names "row" or "column" (letters that re.IGNORECASE equates only with their capitals,
-            # which ``low`` has in lower case): without either there is none to look for
-            if self._count is not None and ("row" in low or "column" in low):
+            # a count claim names "row" or "column" and one of its verbs, which ``low`` has in lower case (as
+            # :func:`~reasonshape.envs.base.ascii_lower` says): without them there is none to look for
+            if self._count is not None and ("row" in low or "column" in low) and (
+                    "has" in low or "have" in low or "need" in low or "contain" in low or "require" in low
+                    or "gets" in low):
                 found += self._count_claims(text, offset)
         else:
             generic = self._cell_claims(text, offset, refs) + [(m, m.start) for m in self._count_claims(text, offset)]
