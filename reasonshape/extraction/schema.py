@@ -463,6 +463,8 @@ _LISTING = re.compile(
     rf"^\s*(?:[-*•]\s*)?{_LIST_OPEN}(?:{_row('Lr')}|{_col('Lc')}|\br\s{{0,2}}(?P<Lrr>\d{{1,2}}))"
     rf"\s{{0,3}}(?:is\s+now|is|becomes|must\s+be|[:=→])\s{{0,3}}:?\s*(?P<body>.+)$", re.IGNORECASE)
 _R_NUMBER = re.compile(r"r\s{0,2}\d")  # _LISTING's "r3" line, lowered
+# What every _LISTING match holds, lowered: a line word, its number (not after an ordinal), and the verb.
+_LISTING_HEAD = re.compile(r"(?:row|col(?:umn)?\.?|r)\s{0,3}(?:\d{1,2})?\s{0,3}(?:is|becomes|must|[:=→])")
 _COMPARE_AFTER = re.compile(r"[\"'`’”]?\s{0,3}(?:[<>≤≥]|!=|≠)")
 _TICKS = re.compile(r"\s*[✓✔]+\s*$")
 # "V in position N" (value before a positional reference): what may stand right before the value, and what
@@ -839,9 +841,11 @@ class SchemaReader:
         :meth:`resolve_grid_rows`. ``low`` is ``_lowered(text)`` where the caller has it."""
         if low is None:
             low = _lowered(text)
-        # A listing names its line with "row", "col" or "r" and a number (letters re.IGNORECASE equates only with
-        # their capitals, which ``low`` has in lower case); most prose has none of them, and skips _LISTING.
-        m = _LISTING.match(text) if "row" in low or "col" in low or _R_NUMBER.search(low) else None
+        # A listing names its line with "row", "col" or "r" and a number, and its verb right after the line (in
+        # ``low`` in lower case, as re.IGNORECASE reads them, see :func:`~reasonshape.envs.base.ascii_lower`): most
+        # prose has no line word, and most sentences naming a line have no verb after it ("In row 4, (4,1) ...").
+        m = (_LISTING.match(text) if ("row" in low or "col" in low or _R_NUMBER.search(low))
+             and _LISTING_HEAD.search(low) else None)
         if m:
             if m.group("Lc_o") or m.group("Lc_n"):
                 col = _line(m, "Lc")
