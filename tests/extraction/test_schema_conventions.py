@@ -413,3 +413,51 @@ class TestSeparatorRows:
 def _reader(name: str) -> SchemaReader:
     p = envs.get(name)
     return SchemaReader(p, p.generate("easy", seed=0, index=0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="()[]rowcolumnpsitheqafvx0123456789 ,.'\t:=→ſıİ\u212aRCOWISTHE", max_size=60))
+def test_ascii_anchor_scan_is_the_anchor_scan(text):
+    # the anchors grouped by first character (ASCII text) find what the plain alternation finds
+    low = schema._lowered(text)
+    if low.isascii():
+        assert ([(m.start(), m.group()) for m in schema._ANCHOR_ASCII.finditer(low)]
+                == [(m.start(), m.group()) for m in schema._ANCHOR.finditer(low)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Row", "row", "ROW", "Column", "col", "col.", "r", "R", "the", "second", "3rd",
+                                 "So,", "Looking at", "final", "2", "12", " ", "  ", ":", "=", "→", "is", "IS", "ıs",
+                                 "becomes", "must be", "muſt be", "now", "1 2 3 4", "_", ",", "-", "x"]), max_size=12))
+def test_listing_pre_check_never_rejects_a_listing(tokens):
+    # SchemaReader._row_listing runs _LISTING only where its literal pre-checks pass: they must hold for every match
+    for text in (" ".join(tokens), "".join(tokens)):
+        low = schema._lowered(text)
+        if schema._LISTING.match(text):
+            assert "row" in low or "col" in low or schema._R_NUMBER.search(low), text
+            assert schema._LISTING_HEAD.search(low), text
+
+
+@pytest.mark.parametrize(("text", "plain"), [("Row 3 haſ 2 more tents.", "Row 3 has 2 more tents."),
+                                             ("ROW 3 HAS 2 MORE TENTS.", "row 3 has 2 more tents."),
+                                             ("row 1 containſ 1 more tent", "row 1 contains 1 more tent"),
+                                             ("Column 2 ſhould have 1 more tent.",
+                                              "Column 2 should have 1 more tent.")])
+def test_count_pre_check_folds_case_as_the_pattern_does(text, plain):
+    # the literal pre-check before the generic count pattern sees "ſ" as "s", as re.IGNORECASE does
+    tents = envs.get("tents")
+    r = SchemaReader(tents, tents.generate("easy", seed=0, index=0))
+    assert r.read(plain) and r.read(text) == r.read(plain)
+
+
+@pytest.mark.parametrize(("text", "plain"), [("Row 3 haſ 2 tents.", "Row 3 has 2 tents."),
+                                             ("row 1 containſ 1 tent", "row 1 contains 1 tent"),
+                                             ("COLUMN 2 HAS 1 TENT", "column 2 has 1 tent"),
+                                             ("(1,1) iſ a tree.", "(1,1) is a tree.")])
+def test_tents_pre_checks_fold_case_as_the_patterns_do(text, plain):
+    # tents' pre-checks before its count and tree patterns see "ſ" as "s" (the polarity is read from the verb as
+    # written, so only where the claims are found is compared)
+    tents = envs.get("tents")
+    inst = tents.generate("easy", seed=0, index=0)
+    found = [(c.kind, c.cells, c.value, s, e) for c, s, e in tents.parse_claim_text(inst, text)]
+    assert found and found == [(c.kind, c.cells, c.value, s, e) for c, s, e in tents.parse_claim_text(inst, plain)]
