@@ -473,6 +473,20 @@ _VAL_IN_BEFORE = re.compile(r"(?:^|[:;(,]|\b(?:has|have|had|with|and|missing|nee
 _VAL_IN_NEG = re.compile(r"\b(?:not|no|never|cannot|can'?t|won'?t|isn'?t|without|other\s+than|except)\b|n't\b",
                          re.IGNORECASE)
 _VAL_LIST = re.compile(r"(?P<w>\b[a-z]+\.?)?\s*(?<![\w)\]])\d{1,2}\s*(?:,|and|or|&)\s*$", re.IGNORECASE)
+# The look-back patterns ``_place_val`` ("5 at ") and ``_val_in`` ("3 in ") end with one of these words and
+# whitespace (``(?:at|in|into|on)\s+(?:cell\s+)?$``, ``(?:in|at)\s+$``), and scan up to _WINDOW characters, trying a
+# value at each (~9 us with number words): where the text before a reference does not end so, neither can match.
+_PLACE_WORDS = ("at", "in", "into", "on", "cell")
+_IN_AT = ("in", "at")
+
+
+def _ends_in_word(before: str, words: tuple[str, ...]) -> bool:
+    """Whether ``before`` ends with one of ``words`` (lower-case ASCII) and whitespace, read as re.IGNORECASE reads
+    letters (:func:`~reasonshape.envs.base.ascii_lower`; ``str.rstrip`` strips what ``\\s`` matches)."""
+    t = before.rstrip()
+    return len(t) < len(before) and ascii_lower(t[-4:]).endswith(words)
+
+
 _REF_WORDS = {"row", "column", "col", "col.", "position", "pos", "pos.", "cell", "box", "block", "cage", "region"}
 _POS_LIST_AFTER = re.compile(r"\s*(?:or|and|/|&|,)\s*(?:the\s+)?\d{1,2}\b(?!\s*(?:is\s+)?(?:in|at)\b)",
                              re.IGNORECASE)
@@ -779,7 +793,7 @@ class SchemaReader:
             # "place 5 at (3,4)" / "put a tent in (3,4)": look back a bounded window
             start = max(0, ref.outer - _WINDOW)
             before = text[start:ref.outer]
-            pv = self._place_val.search(before)
+            pv = self._place_val.search(before) if _ends_in_word(before, _PLACE_WORDS) else None
             if pv and _PLACE.search(before[: pv.start()][-24:] + " "):
                 cl = self._claim(cell, self.value(pv.group("v")))
                 if cl:
@@ -797,7 +811,7 @@ class SchemaReader:
         ("needs 1 and 4 in position 3") or positions follow ("5 in position 5 or 8")."""
         start = max(0, ref.outer - _WINDOW)
         before = text[start:ref.outer]
-        pv = self._val_in.search(before)
+        pv = self._val_in.search(before) if _ends_in_word(before, _IN_AT) else None
         if not pv:
             return None
         head = before[: pv.start()]

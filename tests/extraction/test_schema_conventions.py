@@ -461,3 +461,23 @@ def test_tents_pre_checks_fold_case_as_the_patterns_do(text, plain):
     inst = tents.generate("easy", seed=0, index=0)
     found = [(c.kind, c.cells, c.value, s, e) for c, s, e in tents.parse_claim_text(inst, text)]
     assert found and found == [(c.kind, c.cells, c.value, s, e) for c, s, e in tents.parse_claim_text(inst, plain)]
+
+
+@functools.cache
+def tents_reader() -> SchemaReader:
+    tents = envs.get("tents")
+    return SchemaReader(tents, tents.generate("easy", seed=0, index=0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["place", "Put", "5", "12", "two", "Two", "a tent", "at", "AT", "ın", "İN", "in",
+                                 "into", "on", "On", "cell", "CELL", "is", " ", "  ", "\t", "\u3000", "x", ",", "'",
+                                 "\""]), max_size=14))
+def test_look_back_pre_checks_never_reject_a_match(tokens):
+    # _cell_claims / _value_in search _place_val / _val_in only where the text ends in one of their words
+    for r in (reader(), tents_reader()):
+        for before in (" ".join(tokens), "".join(tokens), " ".join(tokens) + " "):
+            if r._place_val.search(before):
+                assert schema._ends_in_word(before, schema._PLACE_WORDS), before
+            if r._val_in.search(before):
+                assert schema._ends_in_word(before, schema._IN_AT), before
