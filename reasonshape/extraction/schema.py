@@ -465,6 +465,10 @@ _LISTING = re.compile(
 _R_NUMBER = re.compile(r"r\s{0,2}\d")  # _LISTING's "r3" line, lowered
 # What every _LISTING match holds, lowered: a line word, its number (not after an ordinal), and the verb.
 _LISTING_HEAD = re.compile(r"(?:row|col(?:umn)?\.?|r)\s{0,3}(?:\d{1,2})?\s{0,3}(?:is|becomes|must|[:=→])")
+# What the predicates other than a value claim need in their window, lowered: a negation (neg: "is not", "isn't",
+# "is never", "cannot be", "won't be", "≠", "!=", "=/="), a separator between two values (cand: ",", "or", "/",
+# "|"), "or" (cand_or). Where none occurs, only a value claim ("pos") can match (letters as re.IGNORECASE reads them).
+_NOT_ONLY_POS = re.compile(r"not|n't|never|≠|!=|=/=|,|or|/|\|")
 _COMPARE_AFTER = re.compile(r"[\"'`’”]?\s{0,3}(?:[<>≤≥]|!=|≠)")
 _TICKS = re.compile(r"\s*[✓✔]+\s*$")
 # "V in position N" (value before a positional reference): what may stand right before the value, and what
@@ -560,6 +564,9 @@ class SchemaReader:
         self._pred = re.compile("|".join(
             f"(?P<{name}>{pat.pattern.replace('(?P<', f'(?P<{name}_')})" for name, pat in
             (("neg", self._neg), ("cand", self._cand), ("cor", self._cand_or), ("pos", self._pos))), re.IGNORECASE)
+        # The "pos" alternative of _pred alone (same group names): where the window holds none of what the other
+        # three need (_NOT_ONLY_POS), it is what _pred matches, at a third of the cost.
+        self._pos_only = re.compile(f"(?P<pos>{self._pos.pattern.replace('(?P<', '(?P<pos_')})", re.IGNORECASE)
         self._place_val = re.compile(rf"(?P<v>{v})\s+(?:at|in|into|on)\s+(?:cell\s+)?$", re.IGNORECASE)
         # "Row 6: 6 in position 1", "We have 3 in position 4": the value right before a positional reference.
         self._val_in = re.compile(rf"{_OPEN_Q}(?P<v>{v})[\"'`’”]?\s+(?:is\s+)?(?:in|at)\s+$", re.IGNORECASE)
@@ -684,7 +691,7 @@ class SchemaReader:
         if not self.grid:
             found = own
         elif not own:  # no own claim to win over a generic one: every generic claim stands
-            found = [g for g, _ in self._cell_claims(text, offset, refs)] if refs else []
+            found = [g for g, _ in self._cell_claims(text, offset, refs, low)] if refs else []
             # a count claim names "row" or "column" and one of its verbs, which ``low`` has in lower case (as
             # :func:`~reasonshape.envs.base.ascii_lower` says): without them there is none to look for
             if self._count is not None and ("row" in low or "column" in low) and (
@@ -692,7 +699,8 @@ class SchemaReader:
                     or "gets" in low):
                 found += self._count_claims(text, offset)
         else:
-            generic = self._cell_claims(text, offset, refs) + [(m, m.start) for m in self._count_claims(text, offset)]
+            generic = self._cell_claims(text, offset, refs, low)
+            generic += [(m, m.start) for m in self._count_claims(text, offset)]
             # The puzzle's own recognisers win where they read the same predicate words (e.g. a clue "column 2 has 1
             # tent"); sharing only the cell reference is no conflict. Sorted sweep: O((G + O) log O).
             own_sorted = sorted(own, key=lambda o: o.start)
@@ -750,9 +758,13 @@ class SchemaReader:
             raise lab
         return lab
 
-    def _cell_claims(self, text: str, offset: int, refs: list[CellRef]) -> list[tuple[Mention, int]]:
+    def _cell_claims(self, text: str, offset: int, refs: list[CellRef],
+                     low: str | None = None) -> list[tuple[Mention, int]]:
         """Generic value / elimination / candidate claims after (or, for "place 5 at", before) each cell reference,
-        as ``(mention, end of its cell reference in the trace)``."""
+        as ``(mention, end of its cell reference in the trace)``; ``low`` is ``_lowered(text)`` where the caller has
+        it."""
+        if low is None:
+            low = _lowered(text)
         out = []
         for ref in refs:
             cell = ref.cell
@@ -761,7 +773,8 @@ class SchemaReader:
             a, b = ref.start, ref.end
             ref_end = offset + b
             end = min(len(text), b + _WINDOW)
-            pm = self._pred.match(text, b, end)  # = neg, else cand, else cand_or, else pos (first that matches)
+            # = neg, else cand, else cand_or, else pos (first that matches); pos alone where the others cannot match
+            pm = (self._pred if _NOT_ONLY_POS.search(low, b, end) else self._pos_only).match(text, b, end)
             kind = pm.lastgroup if pm else None
             sign = value = None  # of a value claim ("pos")
             if kind == "neg":

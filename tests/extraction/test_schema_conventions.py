@@ -481,3 +481,19 @@ def test_look_back_pre_checks_never_reject_a_match(tokens):
                 assert schema._ends_in_word(before, schema._PLACE_WORDS), before
             if r._val_in.search(before):
                 assert schema._ends_in_word(before, schema._IN_AT), before
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([" ", "is", "IS", "ıs", "not", "n't", "isn't", "never", "can", "be", "must", "either",
+                                 "or", "OR", ",", "/", "|", "≠", "!=", "=/=", "=", ":", "->", "in", "a", "the",
+                                 "value", "5", "12", "two", "tent", "grass", "'", "\"", "x", "-", "."]), max_size=14))
+def test_value_predicate_shortcut_matches_the_full_predicate(tokens):
+    # where _NOT_ONLY_POS finds nothing, _cell_claims matches the "pos" alternative alone: the same match as _pred
+    for r in (reader(), tents_reader()):
+        text = " ".join(tokens)
+        if not schema._NOT_ONLY_POS.search(schema._lowered(text)):
+            full, pos = r._pred.match(text), r._pos_only.match(text)
+            assert (full is None) == (pos is None), text
+            if full is not None:
+                assert (full.span(), full.lastgroup, full.group("pos_p", "pos_v")) == (
+                    pos.span(), pos.lastgroup, pos.group("pos_p", "pos_v")), text
