@@ -39,12 +39,15 @@ Performance (reasonshape choice, behaviour unchanged): per-claim facts (variable
 computed once per instance and claim and cached in :class:`PuzzleContext`; so are a sentence's reading, cues and
 named units, by its text (traces repeat sentences, and so do the completions of a group sharing the context; at most
 ``SENTENCE_MEMO_MAX`` sentences and ``SENTENCE_MEMO_CHARS`` characters between traces); a sentence without claims
-costs only its cue checks; cue regexes run only on sentences that contain one of their key words (ASCII text; other
-text is always searched); named units are looked up only when a claim reaches the unit-context rule (4c); and the
-cyclic garbage collector is paused while one trace is built (:func:`gc_paused`): the build allocates ~10 objects per
-claim that all stay alive until the graph is returned, so every collection in between would traverse them (and, in a
-training process, the whole model heap) for nothing. ``tests/extraction/test_extraction_golden.py`` checks that the
-graphs equal those of the plain reference implementation kept in ``tests/extraction/_reference_builder.py``.
+costs only its cue checks; cue regexes run only on sentences that contain one of their key words (ASCII text,
+searched lower-cased by case-sensitive forms of the patterns; other text is always searched with the patterns
+themselves); named units are looked up only when a claim reaches the unit-context rule (4c), which reads the
+builder's per-variable state by dense variable id (lists; no variable is hashed); the builder makes the claim graph's
+own node and edge dicts in trace order (``ClaimGraph._from_trusted``; re-sorted only when a placeholder must move);
+and the cyclic garbage collector is paused while one trace is built (:func:`gc_paused`): the build allocates ~10
+objects per claim that all stay alive until the graph is returned, so every collection in between would traverse them
+(and, in a training process, the whole model heap) for nothing. ``tests/extraction/test_extraction_golden.py`` checks
+that the graphs equal those of the plain reference implementation kept in ``tests/extraction/_reference_builder.py``.
 """
 
 from __future__ import annotations
@@ -90,9 +93,10 @@ RETRACTION_CUE = re.compile(
 CONSEQUENCE_START = re.compile(
     r"^\W*(?:so|therefore|thus|hence|then|this\s+means|which\s+means|that\s+means|consequently|it\s+follows|"
     r"this\s+forces|this\s+gives|as\s+a\s+result)\b", re.IGNORECASE)
-# Matched against lower-cased text (no IGNORECASE: case-folding every character costs a third of the scan).
-_UNIT_TOKEN = re.compile(r"\b(row|column|col|box|block|cage|region|clue|island|line|group)\s*(\d{1,3})\b|"
-                         r"\(\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\)")
+# Matched against lower-cased text (no IGNORECASE: case-folding every character costs a third of the scan). The
+# look-ahead names the first characters a match can start with, so the regex engine skips other positions (~1.4x).
+_UNIT_TOKEN = re.compile(r"(?=[(rcbilg])(?:\b(row|column|col|box|block|cage|region|clue|island|line|group)\s*"
+                         r"(\d{1,3})\b|\(\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\))")
 _HYPOTHESIS_MAX_SENTENCES = 12
 
 # Key words of the cue patterns, for a cheap pre-check: on ASCII text, a sentence that a cue pattern matches contains
@@ -103,6 +107,34 @@ _TENTATIVE_KEYS = ("suppos", "assum", "let", "if", "try", "hypothe", "guess", "t
 _RETRACTION_KEYS = ("wait", "contradict", "possible", "let", "that", "mistake", "backtrack", "does", "can",
                     "conflict", "wrong", "duplicate", "invalid")
 _CONDITIONAL_KEYS = ("if",)
+
+
+# The cue patterns for lower-cased ASCII text: the same patterns without IGNORECASE (every letter in them is lower
+# case, and lower-casing ASCII text changes only A-Z, one for one, so a search of the lower-cased text matches exactly
+# where the case-folding search of the text does; ~2.5x faster), each behind a look-ahead for the first letters of
+# its alternatives (a match starts with one of them), which lets the regex engine skip other positions (~1.4x).
+_TENTATIVE_LOW = re.compile(r"(?=[salwith])" + TENTATIVE_CUE.pattern)
+_RETRACTION_LOW = re.compile(r"(?=[wciltmbdn])" + RETRACTION_CUE.pattern)
+_CONDITIONAL_LOW = re.compile(CONDITIONAL_CUE.pattern)
+
+
+def _sentence_cues(text: str) -> tuple[bool, bool, bool]:
+    """(tentative, retraction, conditional): whether ``TENTATIVE_CUE``, ``RETRACTION_CUE``, ``CONDITIONAL_CUE``
+    match ``text``. On ASCII text, a pattern runs only when a key word of it occurs (inlined
+    :func:`_may_match` of ``_TENTATIVE_KEYS``, ``_RETRACTION_KEYS``, ``_CONDITIONAL_KEYS``: keep in step), in its
+    lower-case form on the lower-cased text; other text is searched with the patterns themselves."""
+    if not text.isascii():
+        return (TENTATIVE_CUE.search(text) is not None, RETRACTION_CUE.search(text) is not None,
+                CONDITIONAL_CUE.search(text) is not None)
+    low = text.lower()
+    has_if = "if" in low
+    has_let = "let" in low
+    tent = ((has_if or has_let or "suppos" in low or "assum" in low or "try" in low or "hypothe" in low
+             or "guess" in low or "trial" in low) and _TENTATIVE_LOW.search(low) is not None)
+    retr = ((has_let or "wait" in low or "contradict" in low or "possible" in low or "that" in low
+             or "mistake" in low or "backtrack" in low or "does" in low or "can" in low or "conflict" in low
+             or "wrong" in low or "duplicate" in low or "invalid" in low) and _RETRACTION_LOW.search(low) is not None)
+    return tent, retr, has_if and _CONDITIONAL_LOW.search(low) is not None
 
 
 def _may_match(low: str | None, keys: tuple[str, ...]) -> bool:
@@ -138,12 +170,11 @@ def gc_paused() -> Iterator[None]:
 def _unit_tokens(low: str) -> set:
     """The unit tokens of a lower-cased text: ("row", 3) for "row 3", ("cell", 2, 5) for "(2,5)"..."""
     toks = set()
-    for m in _UNIT_TOKEN.finditer(low):
-        word = m.group(1)
+    for word, num, row, col in _UNIT_TOKEN.findall(low):  # the groups as strings, "" where unmatched
         if word:
-            toks.add(("column" if word == "col" else word, int(m.group(2))))
+            toks.add(("column" if word == "col" else word, int(num)))
         else:
-            toks.add(("cell", int(m.group(3)), int(m.group(4))))
+            toks.add(("cell", int(row), int(col)))
     return toks
 
 
@@ -207,6 +238,21 @@ class PuzzleContext:
         self._info: dict[Claim, _ClaimInfo] = {}
         self._label_by_id: list[ClaimLabel | None] = []
         self._claim_units: dict[Claim, set[int]] | None = None
+        # Dense int ids of the variables (domains, then unit variables), so the builder's per-variable state is a
+        # list indexed by id and the unit-context rule (4c) hashes no variable tuple: ``unit_var_ids[u]`` = the ids
+        # of unit u's variables in its order; ``given_info_by_var[id]`` = the info of the given claim fixing that
+        # variable (else None); ``unit_premise_infos[u]`` = the infos of unit u's premises, in order.
+        self.var_id: dict[Any, int] = {}
+        for v in self.reader.domains:
+            self.var_id.setdefault(v, len(self.var_id))
+        for u in self.units:
+            for v in u.variables:
+                self.var_id.setdefault(v, len(self.var_id))
+        self.unit_var_ids = [tuple(self.var_id[v] for v in u.variables) for u in self.units]
+        self.given_info_by_var: list[_ClaimInfo | None] = [None] * len(self.var_id)
+        for var, g in self.given_value.items():
+            self.given_info_by_var[self.var_id[var]] = self.info(g)
+        self.unit_premise_infos = [tuple(self.info(g) for g in u.premises) for u in self.units]
         #: What a sentence's text alone decides, kept across the completions that share this context (a GRPO
         #: group, and later steps on the instance): sentence -> (offset it was read at, its mentions, separator
         #: row?), sentence -> (tentative, retraction, conditional cue), sentence -> units it names. Emptied when
@@ -224,9 +270,13 @@ class PuzzleContext:
         if inf is None:
             a, d = self.effects(claim)
             variables = self.variables_of(claim)
+            var_id = self.var_id
+            var_ids = tuple(var_id[v] for v in variables)
+            units = frozenset(self.units_of_claim(claim))
             inf = self._info[claim] = _ClaimInfo(len(self._label_by_id), claim, claim in self.givens, a, d,
-                                                 variables, frozenset(variables),
-                                                 frozenset(self.units_of_claim(claim)))
+                                                 variables, frozenset(variables), units, var_ids,
+                                                 frozenset(var_ids), tuple(var_id[v] for v, _ in a),
+                                                 tuple(var_id[v] for v, _ in d), tuple(sorted(units)))
             self._label_by_id.append(None)
         return inf
 
@@ -269,9 +319,16 @@ class PuzzleContext:
     def named_units(self, text: str) -> set[int]:
         """Units whose name (e.g. "row 3", "the clue 2 at (5,4)") appears in ``text`` as a whole phrase."""
         low = text.lower()
-        toks = _unit_tokens(low)
-        cands = {i for t in toks for i in self.units_by_token.get(t, ())} | self.tokenless_units
-        return {i for i in cands if _contains_phrase(low, self.unit_names[i])}
+        by_token, names = self.units_by_token, self.unit_names
+        out = set()
+        for t in _unit_tokens(low):
+            for i in by_token.get(t, ()):
+                if i not in out and _contains_phrase(low, names[i]):
+                    out.add(i)
+        for i in self.tokenless_units:
+            if _contains_phrase(low, names[i]):
+                out.add(i)
+        return out
 
     def label(self, claim: Claim) -> ClaimLabel:
         """:meth:`label_of` the claim's :meth:`info` (one cache for both)."""
@@ -305,6 +362,12 @@ class _ClaimInfo(NamedTuple):
     variables: tuple
     var_set: frozenset
     units: frozenset
+    #: the same facts with variables as :attr:`PuzzleContext.var_id` ids, and the units in ascending order
+    var_ids: tuple
+    var_id_set: frozenset
+    assigned_ids: tuple
+    denied_ids: tuple
+    units_sorted: tuple
 
 
 @dataclass
@@ -410,17 +473,13 @@ def build_graph(ctx: PuzzleContext, text: str, sentences: list[Sentence], mentio
         b = _Builder(ctx, premises)
         tentative_s, retract_s = [], []
         prev_end = 0
-        tent_search, retr_search, cond_search = TENTATIVE_CUE.search, RETRACTION_CUE.search, CONDITIONAL_CUE.search
         cue_memo = ctx.sentence_cues  # sentence text -> its cues (traces and their siblings repeat sentences)
         for s, ms in zip(sentences, mentions, strict=True):
             st = s.text
             start = s.start
             cues = cue_memo.get(st)
             if cues is None:
-                low = st.lower() if st.isascii() else None
-                cues = cue_memo[st] = (_may_match(low, _TENTATIVE_KEYS) and tent_search(st) is not None,
-                                       _may_match(low, _RETRACTION_KEYS) and retr_search(st) is not None,
-                                       _may_match(low, _CONDITIONAL_KEYS) and cond_search(st) is not None)
+                cues = cue_memo[st] = _sentence_cues(st)
             is_tent, is_retr, is_cond = cues
             if is_tent:
                 tentative_s.append(s.index)
@@ -451,30 +510,38 @@ def build_graph(ctx: PuzzleContext, text: str, sentences: list[Sentence], mentio
 class _Builder:
     """Incremental graph construction in trace order (one pass).
 
-    Nodes are tuples ``(claim, sentence, span, label, origin, static, order)``; ``node_info[i]`` is node i's
-    :class:`_ClaimInfo`. Occurrence tables are keyed by claim id (:meth:`PuzzleContext.info`), so each mention's
-    claim is hashed once."""
+    ``nodes[i]`` is node i's attribute dict (``claim``, ``sentence``, ``span``, ``label``, ``origin``, ``static``:
+    the claim graph's own, handed over by :meth:`to_graph`) and ``node_info[i]`` its :class:`_ClaimInfo`, in order of
+    creation; a placeholder created after a mention of its sentence is moved before that sentence's mentions by
+    :meth:`to_graph`. Occurrence tables are keyed by claim id (:meth:`PuzzleContext.info`), so each mention's claim
+    is hashed once; per-variable state is kept by variable id (:attr:`PuzzleContext.var_id`)."""
 
     def __init__(self, ctx: PuzzleContext, overrides=None):
         self.ctx = ctx
         self.overrides = overrides or {}
         self.node_of_key: dict[tuple[int, int], int] = {}
-        self.nodes: list[tuple] = []
+        self.nodes: list[dict] = []
         self.node_info: list[_ClaimInfo] = []
-        # (premise, conclusion, kind); unique by construction: a node gets its in-edges once, when it is created
+        # 2 * sentence for a placeholder, 2 * sentence + 1 for a mention: a stable sort by it is trace order
+        self.node_key: list[int] = []
+        self.reorder = False  # a placeholder followed a mention of its sentence (creation order is not trace order)
+        # (premise, conclusion, kind), grouped by conclusion in order of creation, premises ascending; unique by
+        # construction: a node gets its in-edges once, right after it is created
         self.edges: list[tuple[int, int, str]] = []
         self.last_occ: dict[int, int] = {}  # claim id -> node of its latest occurrence
-        self.value_node: dict[Any, int] = {}  # committed: variable -> node of its latest positive value claim
-        # committed: variable -> {claim id: node of the latest occurrence of that elimination}
-        self.neg_nodes: dict[Any, dict[int, int]] = defaultdict(dict)
+        n_vars = len(ctx.var_id)
+        self.value_node: list[int | None] = [None] * n_vars  # committed: variable id -> node of its latest value claim
+        # committed: variable id -> {claim id: node of the latest occurrence of that elimination} (None: none yet)
+        self.neg_nodes: list[dict[int, int] | None] = [None] * n_vars
         self.hyp_open = False
         self.hyp_start = -1
         self.hyp_heads: list[int] = []
-        self.hyp_value: dict[Any, int] = {}
+        self.hyp_value: dict[int, int] = {}
         self.hyp_last_sentence: list[int] = []
         self.refutable: list[int] = []
         self.prev_sentence_nodes: list[int] = []
         self.prev_text = ""
+        self.this_nodes: list[int] = []  # the mention nodes of the sentence being built
         self.named_memo = ctx.sentence_units
 
     # ------------------------------------------------------------------ hypotheses
@@ -490,76 +557,105 @@ class _Builder:
         self.hyp_value = {}
 
     # ------------------------------------------------------------------ nodes
-    def _add(self, inf: _ClaimInfo, sentence, span, origin, static, tentative, order) -> int:
-        label = ClaimLabel.TENTATIVE if tentative else self.ctx.label_of(inf)
-        self.nodes.append((inf.claim, sentence, span, label, origin, static, order))
-        self.node_info.append(inf)
-        return len(self.nodes) - 1
-
-    def _occurrence(self, claim: Claim, sentence: int, order: tuple) -> int:
-        """The node standing for ``claim`` as a premise: its latest occurrence, or a new placeholder."""
-        inf = self.ctx.info(claim)
+    def _occurrence(self, inf: _ClaimInfo, sentence: int) -> int:
+        """The node standing for ``inf.claim`` as a premise: its latest occurrence, or a new placeholder (placed
+        before the mentions of ``sentence``)."""
         i = self.last_occ.get(inf.cid)
         if i is not None:
             return i
-        i = self._add(inf, sentence, None, "placeholder", inf.given, False, order)
+        i = len(self.nodes)
+        self.nodes.append({"claim": inf.claim, "sentence": sentence, "span": None, "label": self.ctx.label_of(inf),
+                           "origin": "placeholder", "static": inf.given})
+        self.node_info.append(inf)
+        self.node_key.append(2 * sentence)
+        if self.this_nodes:
+            self.reorder = True
         self.last_occ[inf.cid] = i
         return i
 
     def sentence(self, s: Sentence, ms: list[Mention], head: bool = False, refutation: bool = False,
                  conditional: bool = False) -> None:
-        info_of = self.ctx.info
+        ctx = self.ctx
+        info_of, label_of = ctx.info, ctx.label_of
         last_occ = self.last_occ
+        nodes, node_info, node_key, edges = self.nodes, self.node_info, self.node_key, self.edges
         tentative = self.hyp_open or conditional
-        # Premise-type mentions (restatements, givens) are placed before the sentence's conclusions.
-        infos = [info_of(m.claim) for m in ms]
-        seen_before = [inf.cid in last_occ for inf in infos]
-        if len(ms) > 1:
-            ordered = sorted(range(len(ms)), key=lambda j: (0 if (seen_before[j] or infos[j].given) else 1,
-                                                             ms[j].start))
-        else:
-            ordered = range(len(ms))
+        index = s.index
+        key = 2 * index + 1
+        # Premise-type mentions (restatements, givens: group 0) are placed before the sentence's conclusions, each
+        # group by start; the mention's position j breaks ties, as the stable sort by (group, start) did, so the
+        # mention and its info are never compared.
+        entries = []
+        for j, m in enumerate(ms):
+            inf = info_of(m.claim)
+            entries.append((0 if (inf.cid in last_occ or inf.given) else 1, m.start, j, m, inf))
+        if len(entries) > 1:
+            entries.sort()
         this_nodes: list[int] = []
+        self.this_nodes = this_nodes
         # local premise pool (step 4b): the previous sentence's nodes after a consequence cue (looked up on first
         # use), then this sentence's restatements and givens
-        pool_state = [None, []]  # [consequence cue matched (None: not looked up yet), this sentence's pool nodes]
+        pool_nodes: list[int] = []
+        pool_state = [None, pool_nodes]  # [consequence cue matched (None: not looked up yet), this sentence's pool]
         named_cache: list = []  # the named units of step 4c, computed on first use
-        index = s.index
         overrides = self.overrides
-        for k, j in enumerate(ordered):
-            m = ms[j]
-            inf = infos[j]
-            order = (index, 1, k)
+        value_node, neg_nodes = self.value_node, self.neg_nodes
+        for group, start, j, m, inf in entries:
             static = inf.given
-            prev = last_occ.get(inf.cid)
+            cid = inf.cid
+            span = (start, m.end)
+            prev = last_occ.get(cid)
             if prev is not None:  # restatement
-                i = self._add(inf, index, (m.start, m.end), "stated", static, tentative, order)
-                self.edges.append((prev, i, "restatement"))
+                i = len(nodes)
+                nodes.append({"claim": inf.claim, "sentence": index, "span": span,
+                              "label": ClaimLabel.TENTATIVE if tentative else label_of(inf), "origin": "stated",
+                              "static": static})
+                edges.append((prev, i, "restatement"))
             elif static:
-                i = self._add(inf, index, (m.start, m.end), "stated", True, False, order)
+                i = len(nodes)
+                nodes.append({"claim": inf.claim, "sentence": index, "span": span, "label": label_of(inf),
+                              "origin": "stated", "static": True})
             elif head and tentative and not self.hyp_heads_done(index):
-                i = self._add(inf, index, (m.start, m.end), "stated", False, True, order)
+                i = len(nodes)
+                nodes.append({"claim": inf.claim, "sentence": index, "span": span, "label": ClaimLabel.TENTATIVE,
+                              "origin": "stated", "static": False})
                 self.hyp_heads.append(i)
             else:
                 if overrides and (index, j) in overrides:
                     keys, unstated = overrides[(index, j)]
-                    premises = [self.node_of_key[key] for key in keys if key in self.node_of_key]
-                    premises += [self._occurrence(u, index, (index, 0, len(self.nodes))) for u in unstated]
+                    premises = [self.node_of_key[k] for k in keys if k in self.node_of_key]
+                    premises += [self._occurrence(info_of(u), index) for u in unstated]
                     premises = list(dict.fromkeys(premises))
                 elif m.listing:  # a grid or row listing states values without reasoning: directly stated
                     premises = []
                 else:
                     premises = self._premises(inf, s, named_cache, pool_state, refutation)
-                origin = "stated" if premises else "directly_stated"
-                i = self._add(inf, index, (m.start, m.end), origin, False, tentative, order)
-                self.edges.extend([(p, i, "inference") for p in premises])
-            last_occ[inf.cid] = i
+                i = len(nodes)  # after the placeholders the premises may have added
+                nodes.append({"claim": inf.claim, "sentence": index, "span": span,
+                              "label": ClaimLabel.TENTATIVE if tentative else label_of(inf),
+                              "origin": "stated" if premises else "directly_stated", "static": False})
+                if premises:
+                    premises.sort()
+                    edges.extend([(p, i, "inference") for p in premises])
+            node_info.append(inf)
+            node_key.append(key)
+            last_occ[cid] = i
             if overrides:  # premise keys of the overrides name earlier mentions
                 self.node_of_key[(index, j)] = i
             this_nodes.append(i)
-            if not m.listing and (seen_before[j] or static):  # only restatements and givens are local premises
-                pool_state[1].append(i)
-            self._update_state(inf, i, tentative)
+            if not group and not m.listing:  # only restatements and givens are local premises
+                pool_nodes.append(i)
+            # the committed (or hypothesis) state
+            if inf.assigned_ids:
+                target = self.hyp_value if tentative else value_node
+                for v in inf.assigned_ids:
+                    target[v] = i
+            elif inf.denied_ids and not tentative:
+                for v in inf.denied_ids:
+                    negs = neg_nodes[v]
+                    if negs is None:
+                        negs = neg_nodes[v] = {}
+                    negs[cid] = i  # a restated elimination supersedes its earlier occurrence
         if self.hyp_open:
             if this_nodes:
                 self.hyp_last_sentence = this_nodes
@@ -580,24 +676,14 @@ class _Builder:
         # Only the sentence that opened the hypothesis supplies heads.
         return sentence != self.hyp_start
 
-    def _update_state(self, inf: _ClaimInfo, node: int, tentative: bool) -> None:
-        if inf.assigned:
-            target = self.hyp_value if tentative else self.value_node
-            for var, _ in inf.assigned:
-                target[var] = node
-        elif inf.denied and not tentative:
-            neg = self.neg_nodes
-            for var, _ in inf.denied:
-                neg[var][inf.cid] = node  # a restated elimination supersedes its earlier occurrence
-
     def _premises(self, inf, s, named_cache, pool_state, refutation) -> list[int]:
         ctx = self.ctx
         if refutation and self.refutable:
-            heads = [self.nodes[h][0] for h in self.hyp_heads]
+            heads = [self.node_info[h].claim for h in self.hyp_heads]
             if not heads or inf.claim.negated() in heads:
                 return list(dict.fromkeys(self.refutable))
         units = inf.units
-        own_vars = inf.var_set
+        own_vars = inf.var_id_set
         if pool_state[0] is None:
             pool_state[0] = CONSEQUENCE_START.search(s.text) is not None
         pool = (self.prev_sentence_nodes + pool_state[1]) if pool_state[0] else pool_state[1]
@@ -608,54 +694,74 @@ class _Builder:
                 pinf = node_info[p]
                 if pinf.cid == cid:
                     continue
-                if not units.isdisjoint(pinf.units) or not own_vars.isdisjoint(pinf.var_set):
+                if not units.isdisjoint(pinf.units) or not own_vars.isdisjoint(pinf.var_id_set):
                     local.append(p)
             if local:
                 return list(dict.fromkeys(local))
         if not named_cache:
             named_cache.append(self._named(s.text) or self._named(self.prev_text))
         named = named_cache[0]
-        scope = (named & units) if named else units
-        if not scope:
-            scope = units
+        scope = (named & units) if named else None
+        # (inf.units_sorted is sorted(units), the scope when no named unit is one of c's)
+        scope = sorted(scope) if scope else inf.units_sorted
         out: list[int] = []
-        value_node, neg_nodes, given_value = self.value_node, self.neg_nodes, ctx.given_value
+        value_node, neg_nodes, given_info = self.value_node, self.neg_nodes, ctx.given_info_by_var
+        unit_var_ids, unit_premise_infos = ctx.unit_var_ids, ctx.unit_premise_infos
         hyp_value = self.hyp_value if self.hyp_open else None
-        for ui in sorted(scope):
-            unit = ctx.units[ui]
-            for v in unit.variables:
+        last_occ, index = self.last_occ, s.index
+        for ui in scope:
+            for v in unit_var_ids[ui]:
                 if v in own_vars:
                     continue
                 n = hyp_value.get(v) if hyp_value else None
                 if n is None:
-                    n = value_node.get(v)
+                    n = value_node[v]
                 if n is not None:
                     out.append(n)
-                elif v in given_value:
-                    out.append(self._occurrence(given_value[v], s.index, (s.index, 0, len(self.nodes))))
-                elif v in neg_nodes:
-                    out.extend(neg_nodes[v].values())
-            for g in unit.premises:
-                out.append(self._occurrence(g, s.index, (s.index, 0, len(self.nodes))))
-        for v in inf.variables:
-            if v in neg_nodes:
-                out.extend(neg_nodes[v].values())
+                    continue
+                ginf = given_info[v]
+                if ginf is not None:
+                    n = last_occ.get(ginf.cid)
+                    out.append(self._occurrence(ginf, index) if n is None else n)
+                else:
+                    negs = neg_nodes[v]
+                    if negs is not None:
+                        out.extend(negs.values())
+            for ginf in unit_premise_infos[ui]:
+                n = last_occ.get(ginf.cid)
+                out.append(self._occurrence(ginf, index) if n is None else n)
+        for v in inf.var_ids:
+            negs = neg_nodes[v]
+            if negs is not None:
+                out.extend(negs.values())
         return list(dict.fromkeys(out))
 
     # ------------------------------------------------------------------ output
     def to_graph(self):
         from reasonshape.extraction.graph import ClaimGraph
 
-        nodes_in = self.nodes
-        order = sorted(range(len(nodes_in)), key=lambda i: nodes_in[i][6])
-        if order == list(range(len(order))):  # no placeholder inserted: ids are already trace order
-            nodes = [n[:6] for n in nodes_in]
-            edges = sorted(self.edges)
-        else:
-            # (the sort key sees new ids, so this is the sorted edge list of the renumbered graph)
+        nodes, infos, edges = self.nodes, self.node_info, self.edges
+        if self.reorder:
+            # trace order: a stable sort by node_key (placeholders of a sentence before its mentions, each in order
+            # of creation); the edges renumbered and sorted (the order ClaimGraph.from_records inserts them in)
+            order = sorted(range(len(nodes)), key=self.node_key.__getitem__)
             new_id = [0] * len(order)
             for new, old in enumerate(order):
                 new_id[old] = new
-            nodes = [nodes_in[i][:6] for i in order]
-            edges = sorted((new_id[a], new_id[b], kind) for a, b, kind in self.edges)
-        return ClaimGraph.from_records(nodes, edges)
+            nodes = [nodes[i] for i in order]
+            infos = [infos[i] for i in order]
+            edges = sorted((new_id[a], new_id[b], kind) for a, b, kind in edges)
+        # Otherwise creation order is trace order, and the edges come grouped by conclusion in ascending order with
+        # ascending premises: inserting them in that order fills each successor row in ascending order and each
+        # predecessor row in ascending order, as the sorted edge list of from_records does.
+        # The claim index (claim -> its nodes), grouped by claim id: equal claims share one id, and the first node of
+        # a group holds the claim object the index is keyed by (every node of a claim holds the same object).
+        by_cid: dict[int, list[int]] = {}
+        for i, inf in enumerate(infos):
+            occ = by_cid.get(inf.cid)
+            if occ is None:
+                by_cid[inf.cid] = [i]
+            else:
+                occ.append(i)
+        index = {infos[occ[0]].claim: occ for occ in by_cid.values()}
+        return ClaimGraph._from_trusted(nodes, edges, index)

@@ -555,6 +555,24 @@ class ClaimGraph:
         out._index = index
         return out.validate() if validate else out
 
+    @classmethod
+    def _from_trusted(cls, nodes: list[dict], edges: Iterable[tuple[int, int, str]],
+                      index: dict[Claim, list[int]]) -> ClaimGraph:
+        """:meth:`from_records` for the extractor's builder, which hands over what it already holds: ``nodes`` are
+        the node attribute dicts in id order (ids 0..n-1; taken, not copied), ``index`` the claim index
+        (claim -> its node ids, claims in order of first occurrence), ``edges`` unique ``(u, v, kind)`` between
+        those nodes, inserted in the order given (which fixes the successor and predecessor rows' orders)."""
+        out = cls()
+        n = len(nodes)
+        node = dict(enumerate(nodes))
+        succ: dict[int, dict] = {i: {} for i in range(n)}
+        pred: dict[int, dict] = {i: {} for i in range(n)}
+        for u, v, k in edges:
+            succ[u][v] = pred[v][u] = {"kind": k}
+        out._g = _digraph_from_dicts({}, node, succ, pred)
+        out._index = index
+        return out
+
     # ------------------------------------------------------------------ drawing
     #: File formats :meth:`draw` writes, named by the path's suffix (a path without a suffix gets PNG).
     DRAW_FORMATS = ("png", "svg", "pdf")

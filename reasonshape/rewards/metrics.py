@@ -35,6 +35,7 @@ from scipy.sparse import csgraph
 
 from reasonshape.envs.base import ClaimLabel
 from reasonshape.errors import ConfigError
+from reasonshape.extraction.graph import ClaimGraph
 from reasonshape.rewards.eta import CStarCount, _as_digraph, _eta_scores_flat, _Flat, _prepare
 
 __all__ = ["StructuralMetrics", "structural_metrics"]
@@ -153,8 +154,65 @@ def _layers(flat: _Flat) -> tuple[int, int]:
     return len(counts) - 1, int(counts.max())
 
 
-def _claim_metrics(g: nx.DiGraph, n_sentences: int) -> tuple[float | None, float | None, float | None]:
-    """(claim accuracy, first-error position, restatements per claim) from node attributes."""
+def _claim_metrics_indexed(node: Any, index: dict, n_sentences: int) -> tuple[float | None, float | None,
+                                                                             float | None] | None:
+    """:func:`_claim_metrics` of a claim graph from its node attribute dicts (``node``, in id order) and its claim
+    index (claim -> node ids in id order), hashing no claim: the distinct claims and each claim's first stated
+    occurrence are read off the index instead of a set and a dict of claims (~half the cost of the claim metrics on
+    a 2k-token trace). ``None`` where the general path must decide: a node without a sentence, sentences that
+    decrease along the node order (the trace-order sort would move nodes), a sentence index out of range or a label
+    that is not a :class:`ClaimLabel` (the general path raises the same error for it). Otherwise node order is
+    trace order, so the index's first entries are the first occurrences: the same values."""
+    occurrences = 0
+    first_wrong: int | None = None
+    have_labels = False
+    prev = -1
+    for d in node.values():
+        s = d.get("sentence")
+        if s is None or s < prev or s >= n_sentences:
+            return None
+        prev = s
+        if d.get("origin", "stated") == "placeholder":
+            continue
+        occurrences += 1
+        label = d.get("label")
+        if label is None:
+            continue
+        if type(label) is not ClaimLabel:
+            return None
+        have_labels = True
+        if label == ClaimLabel.WRONG and first_wrong is None:  # the first in trace order is the smallest sentence
+            first_wrong = s
+    unique = correct = wrong = 0
+    for occ in index.values():
+        stated = False
+        for v in occ:
+            d = node[v]
+            if d.get("origin", "stated") == "placeholder":
+                continue
+            stated = True
+            label = d.get("label")
+            if label is not None and label != ClaimLabel.TENTATIVE:  # the claim's first non-tentative label
+                if label == ClaimLabel.CORRECT:
+                    correct += 1
+                elif label == ClaimLabel.WRONG:
+                    wrong += 1
+                break
+        unique += stated
+    accuracy = correct / (correct + wrong) if have_labels and correct + wrong else None
+    position = first_wrong / n_sentences if first_wrong is not None else None
+    restated = (occurrences - unique) / unique if unique else None
+    return accuracy, position, restated
+
+
+def _claim_metrics(g: nx.DiGraph, n_sentences: int,
+                   index: dict | None = None) -> tuple[float | None, float | None, float | None]:
+    """(claim accuracy, first-error position, restatements per claim) from node attributes; ``index``: the claim
+    index of the claim graph ``g`` belongs to (:func:`_claim_metrics_indexed`)."""
+    if index is not None:
+        out = _claim_metrics_indexed(g._node, index, n_sentences)
+        if out is not None:
+            return out
     first_label: dict[Any, Any] = {}
     occurrences = 0
     unique: set = set()
@@ -255,7 +313,8 @@ def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, toke
         depth, width = _layers(flat)
         if paths:
             diameter, avg = _paths(flat)
-    accuracy, position, restated = _claim_metrics(g, int(n_sentences))
+    accuracy, position, restated = _claim_metrics(g, int(n_sentences),
+                                                  g_in._index if isinstance(g_in, ClaimGraph) else None)
     ratio = scores.n_ver_nodes / scores.n_sol_nodes if scores.n_sol_nodes else None
     return StructuralMetrics(
         n_nodes=n, depth=depth, diameter=diameter, avg_path_length=avg, width=width,

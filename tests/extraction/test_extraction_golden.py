@@ -30,6 +30,7 @@ from reasonshape.extraction.deterministic import (
     TENTATIVE_CUE,
     PuzzleContext,
     _may_match,
+    _sentence_cues,
     build_graph,
     extract_deterministic,
     read_mentions,
@@ -262,3 +263,16 @@ def test_cue_prefilter_never_hides_a_match(parts, case):
         if pattern.search(text):
             assert _may_match(low, keys), (pattern.pattern[:40], text)
     assert _may_match(None, ("zzz",))  # non-ASCII text is always searched
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_CUE_WORDS), _FILLER, st.sampled_from(["\u017f", "\u212a", "\u0130", "é"])),
+                max_size=8),
+       st.sampled_from(["lower", "upper", "title", "keep"]))
+def test_sentence_cues_equal_the_patterns(parts, case):
+    """_sentence_cues (key-word pre-check, lower-case patterns with a first-letter look-ahead on ASCII text) says
+    exactly what the three cue patterns say, on ASCII and non-ASCII text."""
+    text = "".join(parts)
+    text = {"lower": text.lower(), "upper": text.upper(), "title": text.title(), "keep": text}[case]
+    assert _sentence_cues(text) == (TENTATIVE_CUE.search(text) is not None, RETRACTION_CUE.search(text) is not None,
+                                    CONDITIONAL_CUE.search(text) is not None)

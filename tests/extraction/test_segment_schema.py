@@ -1,8 +1,11 @@
 """Sentence segmentation and the deterministic claim schema."""
 
+import re
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reasonshape import envs
 from reasonshape.envs import Claim
@@ -197,3 +200,26 @@ def test_every_given_and_solution_claim_is_read_back_from_its_claim_text(name):
             for c in (claim, claim.negated()):
                 text = puzzle.claim_text(c)
                 assert c in [m.claim for m in reader.read(text)], text
+
+
+def _split_reference(text):
+    """The plain form of split_sentences: the boundary pattern without its look-ahead, spaces trimmed one by one."""
+    out, pos = [], 0
+    bounds = [(m.start(), m.end()) for m in re.finditer(r"\n+|(?<=[^\s.][.!?])\s+(?=[A-Z0-9(\[<*-])", text)]
+    for start, end in [*bounds, (len(text), len(text))]:
+        a, b = pos, start
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            out.append((len(out), a, b, text[a:b]))
+        pos = end
+    return out
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" \t\n\r\u00a0\u2003\u2028\x1c\x85.!?aA1(-*[<\u3000x", max_size=40))
+def test_split_sentences_equals_its_plain_form(text):
+    """The look-ahead of the boundary pattern and the strip-based trimming change no sentence or offset."""
+    assert [tuple(s) for s in split_sentences(text)] == _split_reference(text)

@@ -108,3 +108,26 @@ def test_metrics_depth_width_on_random_dags(g, data):
     if g.number_of_edges():
         lengths = [d for s, t in dict(nx.all_pairs_shortest_path_length(g)).items() for d in t.values() if d > 0]
         assert sm.diameter == (max(lengths) if lengths else 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_claim_metrics_from_the_index_equal_the_general_path(data):
+    """On a claim graph, the claim statistics read off the claim index (no claim hashed) equal those of the general
+    path over node attributes: random claims (repeated), labels, placeholders and non-decreasing sentences."""
+    from reasonshape.envs.base import Claim, ClaimLabel
+    from reasonshape.extraction.graph import ClaimGraph
+    from reasonshape.rewards.metrics import _claim_metrics
+
+    n = data.draw(st.integers(1, 30))
+    g = ClaimGraph()
+    sentence = 0
+    for _ in range(n):
+        sentence += data.draw(st.integers(0, 2))
+        claim = Claim("value", ((data.draw(st.integers(1, 3)), 1),), data.draw(st.integers(1, 3)))
+        g.add_claim(claim, sentence, label=data.draw(st.sampled_from(list(ClaimLabel))),
+                    origin=data.draw(st.sampled_from(["stated", "directly_stated", "placeholder"])))
+    n_sentences = sentence + 1
+    assert _claim_metrics(g.graph, n_sentences, g._index) == _claim_metrics(g.graph, n_sentences)
+    g.graph.nodes[0]["label"] = "wrong"  # a label that is not a ClaimLabel: the general path decides
+    assert _claim_metrics(g.graph, n_sentences, g._index) == _claim_metrics(g.graph, n_sentences)
