@@ -222,9 +222,13 @@ _FORMS_AT = {"ce": _EXPLICIT_FORMS, "sq": _EXPLICIT_FORMS, "ro": _forms("RA", "R
 # before the line alone (LR / LC). Each of them continues right after the line with one of these words (or an
 # ordinal), so where none follows, the line alone is the match and the compound forms need not be tried (the same
 # match, at a fraction of the cost: most "row 3" in traces stand alone). Where the line alone does not match
-# ("row 12and column 3"), every form is tried as before.
-_ROW_GOES_ON = re.compile(rf"(?:'s)?{_S},?{_S}(?:and\s|col|pos|the\s|of\s|in\s|{_ORD})", re.IGNORECASE)
-_COL_GOES_ON = re.compile(rf"(?:'s)?{_S},?{_S}(?:row|pos|the\s|of\s|in\s|{_ORD})", re.IGNORECASE)
+# ("row 12and column 3"), every form is tried as before. These patterns match the lowered text (``_lowered``):
+# written in lower case without re.IGNORECASE, they match there exactly where their re.IGNORECASE forms match the
+# text (their letters are ASCII, and ascii_lower folds what re.IGNORECASE equates with an ASCII letter), about
+# three times faster where they fail (re.IGNORECASE folds each character tried); the look-ahead for the first
+# characters of the alternatives (ordinals: f s t e n and digits) turns most failures into one class test.
+_ROW_GOES_ON = re.compile(rf"(?:'s)?{_S},?{_S}(?=[acpotifsen\d])(?:and\s|col|pos|the\s|of\s|in\s|{_ORD})")
+_COL_GOES_ON = re.compile(rf"(?:'s)?{_S},?{_S}(?=[rpotifsen\d])(?:row|pos|the\s|of\s|in\s|{_ORD})")
 _LINE_ALONE = {"row": (_forms("LR"), _ROW_GOES_ON), "col": (_forms("LC"), _COL_GOES_ON)}
 
 # At an ordinal anchor ("the ", "third", "3rd": _ORDINAL_FORMS, eleven forms) only the forms whose first line or
@@ -237,7 +241,7 @@ _LINE_ALONE = {"row": (_forms("LR"), _ROW_GOES_ON), "col": (_forms("LC"), _COL_G
 _LINE_WORD = re.compile(rf"row|col|{_CELL_WORD}")
 _ORDINAL_PLANS = {"row": (_forms("LR"), _ROW_GOES_ON, _forms("RC", "RP", "RO", "LR")),
                   "col": (_forms("LC"), _COL_GOES_ON, _forms("CR", "CP", "CO", "LC"))}
-_ORDINAL_CELL_PLAN = (_forms("PO"), re.compile(r"\s{1,3}(?:of|in)\s", re.IGNORECASE), _forms("PR", "PC", "PO"))
+_ORDINAL_CELL_PLAN = (_forms("PO"), re.compile(r"\s{1,3}(?:of|in)\s"), _forms("PR", "PC", "PO"))  # goes on: lowered
 
 
 def _forms_at(anchor: str) -> re.Pattern:
@@ -268,7 +272,7 @@ def _ref_matches(text: str, low: str | None = None):
         anchor = a.group()
         line = _LINE_ALONE.get(anchor)
         m = line[0].match(text, a.start()) if line else None
-        if m is None or line[1].match(text, m.end()):
+        if m is None or line[1].match(low, m.end()):
             m = None
             forms = _FORMS_OF_ANCHOR.get(anchor)
             if forms is None:
@@ -279,7 +283,7 @@ def _ref_matches(text: str, low: str | None = None):
             if w is not None:
                 alone, goes_on, forms = _ORDINAL_PLANS.get(w.group(), _ORDINAL_CELL_PLAN)
                 m = alone.match(text, a.start())
-                if m is not None and goes_on.match(text, m.end()):
+                if m is not None and goes_on.match(low, m.end()):
                     m = None
             if m is None:
                 m = forms.match(text, a.start())

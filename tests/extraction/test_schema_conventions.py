@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 import time
 from pathlib import Path
 
@@ -497,3 +498,16 @@ def test_value_predicate_shortcut_matches_the_full_predicate(tokens):
             if full is not None:
                 assert (full.span(), full.lastgroup, full.group("pos_p", "pos_v")) == (
                     pos.span(), pos.lastgroup, pos.group("pos_p", "pos_v")), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["'s", "'S", "'ſ", " ", "  ", "\t", "\u3000", ",", "and", "AND", "col", "Col", "pos",
+                                 "POS", "the", "The", "of", "OF", "ın", "İn", "in", "row", "ROW", "first", "Firſt",
+                                 "third", "2nd", "11TH", "٣rd", "(", "4", "is", "x", "e", "n"]), max_size=8))
+def test_goes_on_patterns_on_the_lowered_text_are_their_ignorecase_forms(tokens):
+    # _ref_matches matches the "goes on" patterns (lower case, no re.IGNORECASE) on the lowered text
+    for text in (" ".join(tokens), "".join(tokens)):
+        low = schema._lowered(text)
+        for pat in (schema._ROW_GOES_ON, schema._COL_GOES_ON, schema._ORDINAL_CELL_PLAN[1]):
+            fast, plain = pat.match(low), re.compile(pat.pattern, re.IGNORECASE).match(text)
+            assert (fast and fast.span()) == (plain and plain.span()), text
