@@ -418,6 +418,15 @@ def _new_spans(old: list, new: list) -> list:
     return out
 
 
+def _rewritten(text: str, refs: list[CellRef]) -> bool:
+    """Whether :class:`_Canon` rewrites any of ``refs`` (``_Canon(text, refs).changed``: some reference is not
+    written as its ``(r,c)``), without building the rewritten text."""
+    for ref in refs:
+        if text[ref.outer:ref.end] != f"({ref.cell[0]},{ref.cell[1]})":
+            return True
+    return False
+
+
 class _Canon:
     """``text`` with every cell reference not already written ``(r,c)`` rewritten as ``(r,c)``, and the map of
     offsets back (so the puzzles' own recognisers, which read ``(r,c)``, see every convention)."""
@@ -686,11 +695,10 @@ class SchemaReader:
         else:
             refs = []
         own_raw = self._own_claims(text)
-        if refs:
+        if refs and _rewritten(text, refs):  # (most references are written "(r,c)": no _Canon to build)
             canon = _Canon(text, refs)
-            if canon.changed:
-                own_raw += _new_spans(own_raw, [(claim, canon.start(s), canon.end(e)) for claim, s, e in
-                                                self._own_claims(canon.text)])
+            own_raw += _new_spans(own_raw, [(claim, canon.start(s), canon.end(e)) for claim, s, e in
+                                            self._own_claims(canon.text)])
         own = [Mention(claim, offset + s, offset + e) for claim, s, e in own_raw]
         if not self.grid:
             found = own

@@ -511,3 +511,13 @@ def test_goes_on_patterns_on_the_lowered_text_are_their_ignorecase_forms(tokens)
         for pat in (schema._ROW_GOES_ON, schema._COL_GOES_ON, schema._ORDINAL_CELL_PLAN[1]):
             fast, plain = pat.match(low), re.compile(pat.pattern, re.IGNORECASE).match(text)
             assert (fast and fast.span()) == (plain and plain.span()), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["(", ")", "[", "]", ",", " ", "1", "4", "12", "04", "٣", "r", "c", "R3C4", "cell",
+                                 "Cell", "position", "row", "column", "the", "second", "x", "is", "5"]), max_size=20))
+def test_rewrite_check_is_canon_changed(tokens):
+    # SchemaReader.read builds _Canon only where _rewritten says it would rewrite a reference
+    for text in (" ".join(tokens), "".join(tokens)):
+        refs = cell_refs(text)
+        assert schema._rewritten(text, refs) == _Canon(text, refs).changed, text
