@@ -59,6 +59,7 @@ CELL_REF = re.compile(
     re.IGNORECASE,
 )
 _WINDOW = 64  # characters examined after a cell reference for its predicate
+_PREDICATE_MEMO_MAX = 4096  # windows whose predicate a reader keeps (emptied when full: at most ~1 MB)
 _TAGS = re.compile(r"</?answer>", re.IGNORECASE)
 _SIGNS = set("<>")
 _SEPARATOR_CHARS = set("∧∨^vV|-+=<>")
@@ -545,6 +546,7 @@ class SchemaReader:
     def __post_init__(self):
         self._labels: dict[Claim, ClaimLabel | ClaimError] = {}  # claim -> its label or the puzzle's refusal
         self._value_claims: dict[tuple, Claim] = {}  # (cell, value, positive) -> its claim (:meth:`_claim`)
+        self._predicates: dict[str, tuple] = {}  # window after a reference -> its predicate (:meth:`_predicate`)
         self.domains = self.puzzle.variables(self.instance)
         cells = [v for v in self.domains if _is_cell(v)]
         self.grid = bool(cells) and len(cells) == len(self.domains)
@@ -778,6 +780,7 @@ class SchemaReader:
         if low is None:
             low = _lowered(text)
         out = []
+        predicates = self._predicates
         for ref in refs:
             cell = ref.cell
             if cell not in self.domains:
@@ -785,35 +788,42 @@ class SchemaReader:
             a, b = ref.start, ref.end
             ref_end = offset + b
             end = min(len(text), b + _WINDOW)
-            # = neg, else cand, else cand_or, else pos (first that matches); pos alone where the others cannot match
-            pm = (self._pred if _NOT_ONLY_POS.search(low, b, end) else self._pos_only).match(text, b, end)
-            kind = pm.lastgroup if pm else None
-            sign = value = None  # of a value claim ("pos")
+            window = text[b:end]
+            pred = predicates.get(window)
+            if pred is None:
+                pred = self._predicate(text, b, end, low)
+                if len(predicates) >= _PREDICATE_MEMO_MAX:
+                    predicates.clear()
+                predicates[window] = pred
+            kind, pm_end, got = pred
+            pm_end += b
+            sign = value = None  # of a value claim ("pos"): its sign and value (a value of the puzzle, or None)
             if kind == "neg":
-                cl = self._claim(cell, self.value(pm.group("neg_v")), False)
+                cl = self._claim(cell, got, False)
                 if cl:
-                    out.append((Mention(cl, offset + a, offset + pm.end()), ref_end))
+                    out.append((Mention(cl, offset + a, offset + pm_end), ref_end))
                 continue
             if kind == "cand" or kind == "cor":
-                vs = pm.group(kind + "_vs")
-                vals = [self.value(t) for t in re.split(r"\s*(?:,|or|/|\|)\s*", vs) if t.strip()]
+                vals = [self.value(t) for t in re.split(r"\s*(?:,|or|/|\|)\s*", got) if t.strip()]
                 vals = tuple(sorted({x for x in vals if x is not None and x in self.domains[cell]}, key=str))
                 if len(vals) >= 2:
-                    out.append((Mention(Claim("candidates", (cell,), vals), offset + a, offset + pm.end()), ref_end))
+                    out.append((Mention(Claim("candidates", (cell,), vals), offset + a, offset + pm_end), ref_end))
                     continue
                 if len(vals) == 1:
-                    out.append((Mention(self._claim(cell, vals[0]), offset + a, offset + pm.end()), ref_end))
+                    out.append((Mention(self._claim(cell, vals[0]), offset + a, offset + pm_end), ref_end))
                     continue
                 pm = self._pos.match(text, b, end)  # no usable value in the list: a value claim?
-                sign, value = (pm.group("p"), pm.group("v")) if pm else (None, None)
+                kind = "pos" if pm else None
+                if pm:
+                    sign, value, pm_end = pm.group("p"), self.value(pm.group("v")), pm.end()
             elif kind == "pos":
-                sign, value = pm.group("pos_p"), pm.group("pos_v")
-            if pm and sign in (":", "->", "→") and _COMPARE_AFTER.match(text, pm.end()):
-                pm = None  # "(1,1) > (2,1): 3 > 2": a check of values, not a value claim
-            if pm:
-                cl = self._claim(cell, self.value(value))
+                sign, value = got
+            if kind == "pos" and sign in (":", "->", "→") and _COMPARE_AFTER.match(text, pm_end):
+                kind = None  # "(1,1) > (2,1): 3 > 2": a check of values, not a value claim
+            if kind == "pos":
+                cl = self._claim(cell, value)
                 if cl:
-                    out.append((Mention(cl, offset + a, offset + pm.end()), ref_end))
+                    out.append((Mention(cl, offset + a, offset + pm_end), ref_end))
                 continue
             # "place 5 at (3,4)" / "put a tent in (3,4)": look back a bounded window
             start = max(0, ref.outer - _WINDOW)
@@ -829,6 +839,26 @@ class SchemaReader:
                 if m is not None:
                     out.append((Mention(m[0], offset + m[1], offset + b), ref_end))
         return out
+
+    def _predicate(self, text: str, b: int, end: int, low: str) -> tuple:
+        """The predicate right after a cell reference ending at ``b`` (``text[b:end]``, ``low = _lowered(text)``):
+        ``(kind, end of the match - b, what it read)`` for the first of neg / cand / cand_or / pos that matches
+        (neg: the value, :meth:`value` of the token; cand, cor: the values' text; pos: ``(sign, value)``), or
+        ``(None, 0, None)``. The patterns have no look-behind, ``^`` or ``\\b`` and ``end`` bounds them, so this is a
+        function of the window ``text[b:end]`` alone, which :meth:`_cell_claims` memoises (templated traces repeat
+        windows: " is grass." after most references of a tents trace)."""
+        # pos alone where the others cannot match (_NOT_ONLY_POS)
+        pm = (self._pred if _NOT_ONLY_POS.search(low, b, end) else self._pos_only).match(text, b, end)
+        if pm is None:
+            return (None, 0, None)
+        kind = pm.lastgroup
+        if kind == "pos":
+            got = (pm.group("pos_p"), self.value(pm.group("pos_v")))
+        elif kind == "neg":
+            got = self.value(pm.group("neg_v"))
+        else:
+            got = pm.group(kind + "_vs")
+        return (kind, pm.end() - b, got)
 
     def _value_in(self, text: str, ref: CellRef, cell) -> tuple[Claim, int] | None:
         """"Row 6: 6 in position 1, 3 in position 2" / "We have 3 in position 4": the value before a positional

@@ -521,3 +521,33 @@ def test_rewrite_check_is_canon_changed(tokens):
     for text in (" ".join(tokens), "".join(tokens)):
         refs = cell_refs(text)
         assert schema._rewritten(text, refs) == _Canon(text, refs).changed, text
+
+
+_WINDOW_TOKENS = [" ", "is", "IS", "ıs", "not", "n't", "isn't", "never", "can", "be", "must", "either", "or", ",", "/",
+                  "|", "≠", "=", ":", "->", "in", "a", "the", "value", "5", "12", "two", "tent", "grass", "'", "\"",
+                  "x", "-", ".", "(1,2)", "\\b", "ſ"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WINDOW_TOKENS), max_size=8), st.lists(st.sampled_from(_WINDOW_TOKENS), max_size=14),
+       st.lists(st.sampled_from(_WINDOW_TOKENS), max_size=6))
+def test_predicate_is_a_function_of_the_window(before, window, after):
+    # _cell_claims memoises _predicate by the window text[b:end]: the text around the window does not change it
+    for r in (reader(), tents_reader()):
+        w = " ".join(window)
+        text = "".join(before) + w + " ".join(after)
+        b = len("".join(before))
+        assert r._predicate(text, b, b + len(w), schema._lowered(text)) == r._predicate(w, 0, len(w),
+                                                                                          schema._lowered(w)), text
+
+
+def test_predicate_memo_is_bounded_and_gives_the_unmemoised_reading():
+    r = SchemaReader(envs.get("tents"), envs.get("tents").generate("easy", seed=0, index=0))
+    # more distinct windows (" is a tent 7.", " is grass 7.") than the memo keeps
+    texts = [f"So (1,{c}) is {w} {i}." for i in range(schema._PREDICATE_MEMO_MAX // 2 + 10) for c in (1, 2)
+             for w in ("a tent", "grass")]
+    first = [r.read(t) for t in texts]
+    assert 0 < len(r._predicates) < schema._PREDICATE_MEMO_MAX
+    assert [r.read(t) for t in texts] == first
+    fresh = SchemaReader(r.puzzle, r.instance)
+    assert [fresh.read(t) for t in reversed(texts)] == first[::-1]
