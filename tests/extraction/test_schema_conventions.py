@@ -551,3 +551,22 @@ def test_predicate_memo_is_bounded_and_gives_the_unmemoised_reading():
     assert [r.read(t) for t in texts] == first
     fresh = SchemaReader(r.puzzle, r.instance)
     assert [fresh.read(t) for t in reversed(texts)] == first[::-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["(", "[", " ", "r", "R", "3", "12", "٣", "３", ",", ")", "]", "the", "The", "third",
+                                 "2nd", "11th", "first", "Firſt", "ſecond", "r3c4", "cells", "ro", "w", "co", "l",
+                                 "po", "s", "ſ", "ce", "ll", "squ", "are", "sp", "ot", "ent", "ry", "İ", "ı", "\u212a",
+                                 "x", "is", "row", "Col", "POS", "CELL", "Square", "spot", "entry"]), max_size=24))
+def test_explicit_anchors_are_all_anchors_without_line_or_cell_words(tokens):
+    # _ref_matches scans for the explicit-cell anchors alone where the lowered text has none of these words
+    for text in (" ".join(tokens), "".join(tokens)):
+        low = schema._lowered(text)
+        if not any(w in low for w in ("row", "col", "pos", "cell", "square", "spot", "entry")):
+            explicit = [(m.start(), m.group()) for m in schema._EXPLICIT_ANCHOR.finditer(low)]
+            assert explicit == [(m.start(), m.group()) for m in schema._ANCHOR.finditer(low)], text
+            if low.isascii():
+                assert explicit == [(m.start(), m.group()) for m in schema._ANCHOR_ASCII.finditer(low)], text
+        for t in (text, text.upper()):
+            assert ([(m.start(), m.end(), m.lastgroup) for m in schema._ref_matches(t)]
+                    == [(m.start(), m.end(), m.lastgroup) for m in schema._REF.finditer(t)]), t
