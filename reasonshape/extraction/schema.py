@@ -326,6 +326,11 @@ class CellRef(NamedTuple):
     positional: bool
 
 
+# CellRef(...) / Mention(...) in the loops that build many: the named tuples' constructors call
+# tuple.__new__(cls, fields) (every field given here), without the Python-level __new__ call
+_new = tuple.__new__
+
+
 def _line(m: re.Match, g: str) -> int | None:
     o = m.group(g + "_o")
     return ordinal(o) if o else int(m.group(g + "_n"))
@@ -367,7 +372,7 @@ def _cell_refs(text: str, low: str) -> list[CellRef]:
                 continue
             r = m.group("EXr1") or m.group("EXr2") or m.group("EXr3")
             c = m.group("EXc1") or m.group("EXc2") or m.group("EXc3")
-            out.append(CellRef(core, m.end(), (int(r), int(c)), m.start(), False))
+            out.append(_new(CellRef, (core, m.end(), (int(r), int(c)), m.start(), False)))
             continue
         cell, positional = None, False
         if kind == "RA":
@@ -406,7 +411,7 @@ def _cell_refs(text: str, low: str) -> list[CellRef]:
             cell, positional = ((ctx[1], i) if ctx[0] == "row" else (i, ctx[1])), True
         if cell is None or None in cell:
             continue
-        out.append(CellRef(m.start(), m.end(), cell, m.start(), positional))
+        out.append(_new(CellRef, (m.start(), m.end(), cell, m.start(), positional)))
     return out
 
 
@@ -810,7 +815,7 @@ class SchemaReader:
             if kind == "neg":
                 cl = self._claim(cell, got, False)
                 if cl:
-                    out.append((Mention(cl, offset + a, offset + pm_end), ref_end))
+                    out.append((_new(Mention, (cl, offset + a, offset + pm_end, False)), ref_end))
                 continue
             if kind == "cand" or kind == "cor":
                 vals = [self.value(t) for t in re.split(r"\s*(?:,|or|/|\|)\s*", got) if t.strip()]
@@ -832,7 +837,7 @@ class SchemaReader:
             if kind == "pos":
                 cl = self._claim(cell, value)
                 if cl:
-                    out.append((Mention(cl, offset + a, offset + pm_end), ref_end))
+                    out.append((_new(Mention, (cl, offset + a, offset + pm_end, False)), ref_end))
                 continue
             # "place 5 at (3,4)" / "put a tent in (3,4)": look back a bounded window
             start = max(0, ref.outer - _WINDOW)
@@ -1001,7 +1006,7 @@ class SchemaReader:
             cl = None if v is None else self._claim(cell, v)
             if cl is None:
                 return []
-            out.append(Mention(cl, start, end, True))
+            out.append(_new(Mention, (cl, start, end, True)))
         return out
 
     def resolve_grid_rows(self, sentences_mentions: list[list[Mention]], separators: list[bool] | None = None) -> None:
