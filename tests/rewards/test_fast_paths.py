@@ -131,3 +131,46 @@ def test_claim_metrics_from_the_index_equal_the_general_path(data):
     assert _claim_metrics(g.graph, n_sentences, g._index) == _claim_metrics(g.graph, n_sentences)
     g.graph.nodes[0]["label"] = "wrong"  # a label that is not a ClaimLabel: the general path decides
     assert _claim_metrics(g.graph, n_sentences, g._index) == _claim_metrics(g.graph, n_sentences)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_reward_only_metrics_on_the_graph_equal_those_of_the_merged_copy(data):
+    """The reward-only metrics of a claim graph computed on the graph and its static merge map
+    (metrics._reward_only_metrics) equal the general path's on the merged copy, field for field (floats
+    bit-identical): random claims (static ones restated), labels, placeholders, inference and restatement edges."""
+    from reasonshape.envs.base import Claim, ClaimLabel
+    from reasonshape.extraction.graph import ClaimGraph
+    from reasonshape.rewards import metrics as metrics_module
+
+    n = data.draw(st.integers(1, 30))
+    g = ClaimGraph()
+    sentence = 0
+    static_of: dict = {}
+    for _ in range(n):
+        sentence += data.draw(st.integers(0, 2))
+        claim = Claim("value", ((data.draw(st.integers(1, 4)), 1),), data.draw(st.integers(1, 3)))
+        static = static_of.setdefault(claim, data.draw(st.booleans()))
+        g.add_claim(claim, sentence, label=data.draw(st.sampled_from(list(ClaimLabel))),
+                    origin=data.draw(st.sampled_from(["stated", "directly_stated", "placeholder"])), static=static)
+    for u, v in data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n)):
+        if u < v and not g.graph.has_edge(u, v):
+            if g.node(u).claim == g.node(v).claim and data.draw(st.booleans()):
+                g.add_restatement(u, v)
+            else:
+                g.add_inference(u, v)
+    claims = list(g._index)
+    extra = [Claim("value", ((9, 9),), 1)]
+    c_star = frozenset(data.draw(st.lists(st.sampled_from(claims + extra), min_size=1, max_size=5)))
+    n_sentences = sentence + 1 + data.draw(st.integers(0, 2))
+    for c_star_count in ("given", "present"):
+        for merge_static in (True, False):
+            fast = metrics_module._reward_only_metrics(g, c_star, n_sentences, 5, c_star_count, merge_static)
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(metrics_module, "_reward_only_metrics", lambda *a: None)
+                general = structural_metrics(g, c_star, n_sentences, 5, c_star_count=c_star_count,
+                                             merge_static=merge_static, paths=False, reward_only=True)
+            assert fast is not None
+            assert repr(fast) == repr(general)
+            assert structural_metrics(g, c_star, n_sentences, 5, c_star_count=c_star_count,
+                                      merge_static=merge_static, paths=False, reward_only=True) == general
