@@ -43,7 +43,8 @@ costs only its cue checks; cue regexes run only on sentences that contain one of
 searched lower-cased by case-sensitive forms of the patterns; other text is always searched with the patterns
 themselves); named units are looked up only when a claim reaches the unit-context rule (4c), which reads the
 builder's per-variable state by dense variable id (lists; no variable is hashed); the builder makes the claim graph's
-own node and edge dicts in trace order (``ClaimGraph._from_trusted``; re-sorted only when a placeholder must move);
+own node dicts and its edge list in trace order (``ClaimGraph._from_trusted``, which builds the DiGraph on first use;
+re-sorted only when a placeholder must move);
 and the cyclic garbage collector is paused while one trace is built (:func:`gc_paused`): the build allocates ~10
 objects per claim that all stay alive until the graph is returned, so every collection in between would traverse them
 (and, in a training process, the whole model heap) for nothing. ``tests/extraction/test_extraction_golden.py`` checks

@@ -182,7 +182,7 @@ def _claim_metrics_indexed(node: Any, index: dict, n_sentences: int,
     prev = -1
     label_type, wrong_label = ClaimLabel, ClaimLabel.WRONG
     tentative_label, correct_label = ClaimLabel.TENTATIVE, ClaimLabel.CORRECT
-    for v, d in node.items():
+    for v, d in (enumerate(node) if type(node) is list else node.items()):
         if skip and v in skip:
             continue
         s = d.get("sentence")
@@ -296,31 +296,44 @@ def _reward_only_metrics(graph: ClaimGraph, c_star: Any, n_sentences: int, token
     for c in items:
         if not isinstance(c, Claim):
             return None
-    g = graph._g
-    node, succ = g._node, g._succ
+    parts = graph._trusted_parts()
+    if parts is not None:  # the extractor's graph, its DiGraph not built: its node list and edge list
+        node, edge_list = parts
+        succ = None
+    else:
+        g = graph._g
+        node, succ = g._node, g._succ
+        edge_list = None
     n0 = len(node)
     if not n0 or n0 > 4 * _LOOP_MAX_NODES:  # (a larger graph keeps more than _LOOP_MAX_NODES nodes: not worth a look)
         return None
     ids = list(range(n0))
-    if list(node) != ids or list(succ) != ids:  # ids 0..n-1 in order (node and successor rows)
+    if succ is not None and (list(node) != ids or list(succ) != ids):  # ids 0..n-1 in order (nodes and rows)
         return None
     mapping = graph.static_restatements() if merge_static else {}
     n = n0 - len(mapping)
     if n > _LOOP_MAX_NODES:
         return None
-    if mapping:
+    if edge_list is not None and not mapping:
+        m = _mass_of_edge_list(n0, edge_list)
+        if m is None:  # edges not in the order the pull loop needs: the DiGraph decides
+            return _reward_only_metrics(_built(graph), c_star, n_sentences, tokens, c_star_count, merge_static)
+    elif mapping:
         get = mapping.get
         rows: dict[int, set] = {}
-        for u, nbrs in succ.items():
+        if edge_list is None:
+            pairs = ((u, w) for u, nbrs in succ.items() for w in nbrs)
+        else:  # the same edges (a DiGraph keeps one of a repeated pair; so does a row set)
+            pairs = ((u, w) for u, w, _ in edge_list)
+        for u, w in pairs:
             u2 = get(u, u)
-            for w in nbrs:
-                w2 = get(w, w)
-                if u2 < w2:
-                    row = rows.get(u2)
-                    if row is None:
-                        rows[u2] = {w2}
-                    else:
-                        row.add(w2)
+            w2 = get(w, w)
+            if u2 < w2:
+                row = rows.get(u2)
+                if row is None:
+                    rows[u2] = {w2}
+                else:
+                    row.add(w2)
         targets = set()
         for row in rows.values():
             targets.update(row)
@@ -373,6 +386,35 @@ def _reward_only_metrics(graph: ClaimGraph, c_star: Any, n_sentences: int, token
         first_error_position=position, restatements_per_claim=restated, eta=eta,
         eta_clipped=eta_from_entropy(h, n, size, clip=True), eta_sol=None, eta_sol_clipped=None, h_str=h,
         h_str_sol=None, n_sol_nodes=None, n_ver_nodes=None, c_star_size=size, c_star_present=len(found))
+
+
+def _built(graph: ClaimGraph) -> ClaimGraph:
+    graph.graph  # noqa: B018 (builds the DiGraph of a graph from the extractor)
+    return graph
+
+
+def _mass_of_edge_list(n: int, edges: list) -> list[float] | None:
+    """The logical mass of an unmerged claim graph on ids ``0..n-1`` from its edge list, when the list is sorted
+    by (target, source) strictly (so without duplicates) with every source below its target (the extractor's
+    order: edges grouped by conclusion, in id order, premises ascending); else ``None``. The same floats as the
+    push loop of :func:`reasonshape.rewards.eta._mass_loop`: m(v) starts at π(v), then gets
+    ``m(u) / outdeg(u)`` added for each predecessor u in ascending order (the push loop adds them in the same order,
+    as it visits u in ascending order), and m(u) is final when read (every edge into u comes earlier)."""
+    outdeg = [0] * n
+    has_pred = [False] * n
+    last_v = last_u = -1
+    for u, v, _ in edges:
+        if not (u < v and (v > last_v or (v == last_v and u > last_u))):
+            return None
+        last_v, last_u = v, u
+        outdeg[u] += 1
+        has_pred[v] = True
+    k = has_pred.count(False)  # sources (a DAG has one)
+    share0 = 1.0 / k
+    m = [0.0 if p else share0 for p in has_pred]
+    for u, v, _ in edges:
+        m[v] += m[u] / outdeg[u]
+    return m
 
 
 def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, tokens: int | None = None, *,
