@@ -43,7 +43,8 @@ costs only its cue checks; cue regexes run only on sentences that contain one of
 searched lower-cased by case-sensitive forms of the patterns; other text is always searched with the patterns
 themselves); named units are looked up only when a claim reaches the unit-context rule (4c), which reads the
 builder's per-variable state by dense variable id (lists; no variable is hashed); the builder makes the claim graph's
-own node and edge dicts in trace order (``ClaimGraph._from_trusted``; re-sorted only when a placeholder must move);
+own node dicts and its edge list in trace order (``ClaimGraph._from_trusted``, which builds the DiGraph on first use;
+re-sorted only when a placeholder must move);
 and the cyclic garbage collector is paused while one trace is built (:func:`gc_paused`): the build allocates ~10
 objects per claim that all stay alive until the graph is returned, so every collection in between would traverse them
 (and, in a training process, the whole model heap) for nothing. ``tests/extraction/test_extraction_golden.py`` checks
@@ -169,13 +170,15 @@ def gc_paused() -> Iterator[None]:
 
 def _unit_tokens(low: str) -> set:
     """The unit tokens of a lower-cased text: ("row", 3) for "row 3", ("cell", 2, 5) for "(2,5)"..."""
-    toks = set()
-    for word, num, row, col in _UNIT_TOKEN.findall(low):  # the groups as strings, "" where unmatched
-        if word:
-            toks.add(("column" if word == "col" else word, int(num)))
-        else:
-            toks.add(("cell", int(row), int(col)))
-    return toks
+    return {_unit_token(raw) for raw in _UNIT_TOKEN.findall(low)}
+
+
+def _unit_token(raw: tuple[str, str, str, str]) -> tuple:
+    """The unit token of one ``_UNIT_TOKEN`` match given as its groups (strings, "" where unmatched)."""
+    word, num, row, col = raw
+    if word:
+        return ("column" if word == "col" else word, int(num))
+    return ("cell", int(row), int(col))
 
 
 def _contains_phrase(text: str, phrase: str) -> bool:
@@ -229,6 +232,9 @@ class PuzzleContext:
         for i, keys in enumerate(self.unit_keys):
             for k in keys:
                 self.units_by_token[k].append(i)
+        #: raw ``_UNIT_TOKEN`` groups -> the units of their token (:meth:`named_units`); at most the distinct
+        #: groups of 11 words with 1-3 digits and of cells with 1-2 digit coordinates
+        self._units_of_raw: dict[tuple[str, str, str, str], tuple[int, ...]] = {}
         self.givens = frozenset(self.puzzle.given_claims(self.instance))
         #: variable -> the given claim fixing its value (given digits of Latin squares, fixed cells...)
         self.given_value = {}
@@ -318,13 +324,22 @@ class PuzzleContext:
 
     def named_units(self, text: str) -> set[int]:
         """Units whose name (e.g. "row 3", "the clue 2 at (5,4)") appears in ``text`` as a whole phrase."""
+        # The candidates of each unit token, memoised by the token's raw findall groups (the strings _unit_tokens
+        # turns into a token: the same groups give the same token, so the same candidates); a candidate is checked
+        # once (a set of indices does not change when an index is added twice, and the phrase test depends on the
+        # text alone) and only where its name occurs at all (``_contains_phrase`` is False otherwise).
         low = text.lower()
-        by_token, names = self.units_by_token, self.unit_names
+        names, memo = self.unit_names, self._units_of_raw
         out = set()
-        for t in _unit_tokens(low):
-            for i in by_token.get(t, ()):
-                if i not in out and _contains_phrase(low, names[i]):
-                    out.add(i)
+        for raw in _UNIT_TOKEN.findall(low):
+            cands = memo.get(raw)
+            if cands is None:
+                cands = memo[raw] = tuple(self.units_by_token.get(_unit_token(raw), ()))
+            for i in cands:
+                if i not in out:
+                    name = names[i]
+                    if name in low and _contains_phrase(low, name):
+                        out.add(i)
         for i in self.tokenless_units:
             if _contains_phrase(low, names[i]):
                 out.add(i)

@@ -147,6 +147,42 @@ class ClaimGraph:
         self.meta: dict[str, Any] = dict(meta or {})
         self.merged_into: dict[int, int] = {}
 
+    # The DiGraph of a graph made by _from_trusted is built on first use (reasonshape choice, for speed: the rewards
+    # read only the node attribute dicts and the edges, :meth:`_trusted_parts`, and building the successor and
+    # predecessor rows and one attribute dict per edge cost ~20% of the extractor's graph step on a 2k-token trace).
+    # ``_nx`` holds the DiGraph once built; ``_pending`` the (nodes, edges) it is built from until then. Every
+    # method reads the graph through ``_g``, so it behaves as if built at once; pickling and copying build it first.
+    # (Like the rest of the class, not thread-safe: the rewards' scorer holds a lock.)
+    @property
+    def _g(self) -> nx.DiGraph:
+        g = self._nx
+        if g is None:
+            nodes, edges = self._pending
+            n = len(nodes)
+            node = dict(enumerate(nodes))
+            succ: dict[int, dict] = {i: {} for i in range(n)}
+            pred: dict[int, dict] = {i: {} for i in range(n)}
+            for u, v, k in edges:
+                succ[u][v] = pred[v][u] = {"kind": k}
+            g = self._nx = _digraph_from_dicts({}, node, succ, pred)
+            self._pending = None
+        return g
+
+    @_g.setter
+    def _g(self, g: nx.DiGraph) -> None:
+        self._nx = g
+        self._pending = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._g  # noqa: B018 (built before pickling or copying: the state holds the DiGraph, as it always did)
+        return self.__dict__
+
+    def _trusted_parts(self) -> tuple[list[dict], list[tuple[int, int, str]]] | None:
+        """``(nodes, edges)`` of a graph from :meth:`_from_trusted` whose DiGraph is not built yet: the node
+        attribute dicts in id order (ids 0..n-1) and the ``(u, v, kind)`` edges in the order the DiGraph takes them;
+        ``None`` once it is built (or for any other graph): then read :attr:`graph`."""
+        return self._pending
+
     # ------------------------------------------------------------------ views
     @property
     def graph(self) -> nx.DiGraph:
@@ -385,7 +421,9 @@ class ClaimGraph:
         """The merge :meth:`merge_static_restatements` would apply: later static occurrence -> first static
         occurrence of the same claim (empty when no static claim is restated). O(V)."""
         mapping: dict[int, int] = {}
-        nodes = self._g._node  # the node attribute dicts (no view lookups: this runs on every eta call)
+        parts = self._trusted_parts()
+        # the node attribute dicts by id (no view lookups: this runs on every eta call)
+        nodes = self._g._node if parts is None else parts[0]
         for occ in self._index.values():
             if len(occ) < 2:
                 continue
@@ -561,16 +599,13 @@ class ClaimGraph:
         """:meth:`from_records` for the extractor's builder, which hands over what it already holds: ``nodes`` are
         the node attribute dicts in id order (ids 0..n-1; taken, not copied), ``index`` the claim index
         (claim -> its node ids, claims in order of first occurrence), ``edges`` unique ``(u, v, kind)`` between
-        those nodes, inserted in the order given (which fixes the successor and predecessor rows' orders)."""
-        out = cls()
-        n = len(nodes)
-        node = dict(enumerate(nodes))
-        succ: dict[int, dict] = {i: {} for i in range(n)}
-        pred: dict[int, dict] = {i: {} for i in range(n)}
-        for u, v, k in edges:
-            succ[u][v] = pred[v][u] = {"kind": k}
-        out._g = _digraph_from_dicts({}, node, succ, pred)
+        those nodes, inserted in the order given (which fixes the successor and predecessor rows' orders). The
+        DiGraph is built from them on first use (see ``_g``)."""
+        out = cls.__new__(cls)  # what __init__ sets, with the DiGraph left to the first use of ``_g``
+        out._nx, out._pending = None, (nodes, edges if isinstance(edges, list) else list(edges))
         out._index = index
+        out.meta = {}
+        out.merged_into = {}
         return out
 
     # ------------------------------------------------------------------ drawing

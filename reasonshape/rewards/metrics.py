@@ -33,10 +33,20 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
-from reasonshape.envs.base import ClaimLabel
+from reasonshape.envs.base import Claim, ClaimLabel
 from reasonshape.errors import ConfigError
 from reasonshape.extraction.graph import ClaimGraph
-from reasonshape.rewards.eta import CStarCount, _as_digraph, _eta_scores_flat, _Flat, _prepare
+from reasonshape.rewards.eta import (
+    _LOOP_MAX_NODES,
+    CStarCount,
+    _as_digraph,
+    _count,
+    _entropy_of,
+    _eta_scores_flat,
+    _Flat,
+    _prepare,
+    eta_from_entropy,
+)
 
 __all__ = ["StructuralMetrics", "structural_metrics"]
 
@@ -154,20 +164,27 @@ def _layers(flat: _Flat) -> tuple[int, int]:
     return len(counts) - 1, int(counts.max())
 
 
-def _claim_metrics_indexed(node: Any, index: dict, n_sentences: int) -> tuple[float | None, float | None,
-                                                                             float | None] | None:
+def _claim_metrics_indexed(node: Any, index: dict, n_sentences: int,
+                           skip: dict | None = None) -> tuple[float | None, float | None, float | None] | None:
     """:func:`_claim_metrics` of a claim graph from its node attribute dicts (``node``, in id order) and its claim
     index (claim -> node ids in id order), hashing no claim: the distinct claims and each claim's first stated
     occurrence are read off the index instead of a set and a dict of claims (~half the cost of the claim metrics on
     a 2k-token trace). ``None`` where the general path must decide: a node without a sentence, sentences that
     decrease along the node order (the trace-order sort would move nodes), a sentence index out of range or a label
     that is not a :class:`ClaimLabel` (the general path raises the same error for it). Otherwise node order is
-    trace order, so the index's first entries are the first occurrences: the same values."""
+    trace order, so the index's first entries are the first occurrences: the same values. ``skip``: node ids to
+    leave out (the ones static merging removes, :func:`_reward_only_metrics`), as if they were not in ``node`` and
+    ``index``. Labels are compared by identity: the first loop returns unless every label it meets is a
+    :class:`ClaimLabel` member (or ``None``), and the second reads the same nodes."""
     occurrences = 0
     first_wrong: int | None = None
     have_labels = False
     prev = -1
-    for d in node.values():
+    label_type, wrong_label = ClaimLabel, ClaimLabel.WRONG
+    tentative_label, correct_label = ClaimLabel.TENTATIVE, ClaimLabel.CORRECT
+    for v, d in (enumerate(node) if type(node) is list else node.items()):
+        if skip and v in skip:
+            continue
         s = d.get("sentence")
         if s is None or s < prev or s >= n_sentences:
             return None
@@ -178,24 +195,26 @@ def _claim_metrics_indexed(node: Any, index: dict, n_sentences: int) -> tuple[fl
         label = d.get("label")
         if label is None:
             continue
-        if type(label) is not ClaimLabel:
+        if type(label) is not label_type:
             return None
         have_labels = True
-        if label == ClaimLabel.WRONG and first_wrong is None:  # the first in trace order is the smallest sentence
+        if label is wrong_label and first_wrong is None:  # the first in trace order is the smallest sentence
             first_wrong = s
     unique = correct = wrong = 0
     for occ in index.values():
         stated = False
         for v in occ:
+            if skip and v in skip:
+                continue
             d = node[v]
             if d.get("origin", "stated") == "placeholder":
                 continue
             stated = True
             label = d.get("label")
-            if label is not None and label != ClaimLabel.TENTATIVE:  # the claim's first non-tentative label
-                if label == ClaimLabel.CORRECT:
+            if label is not None and label is not tentative_label:  # the claim's first non-tentative label
+                if label is correct_label:
                     correct += 1
-                elif label == ClaimLabel.WRONG:
+                elif label is wrong_label:
                     wrong += 1
                 break
         unique += stated
@@ -254,6 +273,150 @@ def _claim_metrics(g: nx.DiGraph, n_sentences: int,
     return accuracy, position, restated
 
 
+def _reward_only_metrics(graph: ClaimGraph, c_star: Any, n_sentences: int, tokens: int | None,
+                         c_star_count: CStarCount, merge_static: bool) -> StructuralMetrics | None:
+    """:func:`structural_metrics` with ``reward_only=True`` for a claim graph, computed on the graph itself and its
+    static merge map instead of the merged copy and its arrays (reasonshape choice, for speed: the copy of every node
+    dict and the numpy flattening cost more than the rest on a trace-sized graph). ``None`` where the general path
+    must decide (it then raises its errors or takes its slower branches): node ids not ``0..n-1`` in order, an edge
+    ``u -> v`` with ``u >= v`` in an unmerged graph, no node left, more than ``_LOOP_MAX_NODES`` nodes left (the
+    sparse solve), C* not a non-empty collection of Claims, ``n_sentences < 1``, or the claim statistics' own
+    fallbacks.
+
+    Why the values are the same: the merged graph keeps the nodes not in the merge map, in id order, with copies of
+    their attribute dicts, and its edges are ``(map(u), map(v))`` with ``map(u) < map(v)``, without duplicates
+    (:meth:`ClaimGraph._merged`). Its flattening keeps that node order (positions ascend with ids, and every edge
+    ascends), so its logical mass is the loop of :func:`reasonshape.rewards.eta._mass_loop`: π = 1/k on its k
+    sources, then each node in id order adds ``m(u) / outdeg(u)`` to each successor, the same float operations in
+    the same order (a node's successors are distinct, so their order within a row changes no sum). C* nodes and
+    claim statistics read the graph's claim index without the merged ids, which is the merged graph's index."""
+    if type(c_star) not in (frozenset, set, list, tuple) or not c_star or n_sentences < 1:
+        return None
+    items = list(dict.fromkeys(c_star))
+    for c in items:
+        if not isinstance(c, Claim):
+            return None
+    parts = graph._trusted_parts()
+    if parts is not None:  # the extractor's graph, its DiGraph not built: its node list and edge list
+        node, edge_list = parts
+        succ = None
+    else:
+        g = graph._g
+        node, succ = g._node, g._succ
+        edge_list = None
+    n0 = len(node)
+    if not n0 or n0 > 4 * _LOOP_MAX_NODES:  # (a larger graph keeps more than _LOOP_MAX_NODES nodes: not worth a look)
+        return None
+    ids = list(range(n0))
+    if succ is not None and (list(node) != ids or list(succ) != ids):  # ids 0..n-1 in order (nodes and rows)
+        return None
+    mapping = graph.static_restatements() if merge_static else {}
+    n = n0 - len(mapping)
+    if n > _LOOP_MAX_NODES:
+        return None
+    if edge_list is not None and not mapping:
+        m = _mass_of_edge_list(n0, edge_list)
+        if m is None:  # edges not in the order the pull loop needs: the DiGraph decides
+            return _reward_only_metrics(_built(graph), c_star, n_sentences, tokens, c_star_count, merge_static)
+    elif mapping:
+        get = mapping.get
+        rows: dict[int, set] = {}
+        if edge_list is None:
+            pairs = ((u, w) for u, nbrs in succ.items() for w in nbrs)
+        else:  # the same edges (a DiGraph keeps one of a repeated pair; so does a row set)
+            pairs = ((u, w) for u, w, _ in edge_list)
+        for u, w in pairs:
+            u2 = get(u, u)
+            w2 = get(w, w)
+            if u2 < w2:
+                row = rows.get(u2)
+                if row is None:
+                    rows[u2] = {w2}
+                else:
+                    row.add(w2)
+        targets = set()
+        for row in rows.values():
+            targets.update(row)
+        # the logical mass (reasonshape.rewards.eta._mass, _mass_loop) by id; merged-away ids stay 0 and are dropped
+        k = n - len(targets)  # sources (targets are kept ids: the map's targets are never merged away)
+        share0 = 1.0 / k
+        m = [0.0 if (w in targets or w in mapping) else share0 for w in ids]
+        for u in ids:
+            row = rows.get(u)
+            if row:
+                share = m[u] / len(row)
+                for w in row:
+                    m[w] += share
+        m = [x for w, x in enumerate(m) if w not in mapping]
+    else:
+        pred = g._pred
+        for u, nbrs in succ.items():
+            if nbrs and min(nbrs) <= u:  # an edge against id order: the flattening reorders
+                return None
+        k = 0
+        for w in ids:
+            if not pred[w]:
+                k += 1
+        share0 = 1.0 / k  # (a DAG has a source)
+        m = [0.0 if pred[w] else share0 for w in ids]
+        for u, row in succ.items():  # ids in order
+            if row:
+                share = m[u] / len(row)
+                for w in row:
+                    m[w] += share
+    h = _entropy_of(np.array(m))
+    found = []
+    index = graph._index
+    for c in items:
+        for w in index.get(c, ()):
+            if w in mapping:
+                continue
+            if node[w]["label"] != ClaimLabel.TENTATIVE:
+                found.append(w)
+                break
+    size = _count(tuple(found), len(items), c_star_count)
+    claim_stats = _claim_metrics_indexed(node, index, int(n_sentences), mapping)
+    if claim_stats is None:
+        return None
+    accuracy, position, restated = claim_stats
+    eta = eta_from_entropy(h, n, size)
+    return StructuralMetrics(
+        n_nodes=n, depth=None, diameter=None, avg_path_length=None, width=None,
+        tokens=None if tokens is None else int(tokens), claim_accuracy=accuracy, ver_sol_ratio=None,
+        first_error_position=position, restatements_per_claim=restated, eta=eta,
+        eta_clipped=eta_from_entropy(h, n, size, clip=True), eta_sol=None, eta_sol_clipped=None, h_str=h,
+        h_str_sol=None, n_sol_nodes=None, n_ver_nodes=None, c_star_size=size, c_star_present=len(found))
+
+
+def _built(graph: ClaimGraph) -> ClaimGraph:
+    graph.graph  # noqa: B018 (builds the DiGraph of a graph from the extractor)
+    return graph
+
+
+def _mass_of_edge_list(n: int, edges: list) -> list[float] | None:
+    """The logical mass of an unmerged claim graph on ids ``0..n-1`` from its edge list, when the list is sorted
+    by (target, source) strictly (so without duplicates) with every source below its target (the extractor's
+    order: edges grouped by conclusion, in id order, premises ascending); else ``None``. The same floats as the
+    push loop of :func:`reasonshape.rewards.eta._mass_loop`: m(v) starts at π(v), then gets
+    ``m(u) / outdeg(u)`` added for each predecessor u in ascending order (the push loop adds them in the same order,
+    as it visits u in ascending order), and m(u) is final when read (every edge into u comes earlier)."""
+    outdeg = [0] * n
+    has_pred = [False] * n
+    last_v = last_u = -1
+    for u, v, _ in edges:
+        if not (u < v and (v > last_v or (v == last_v and u > last_u))):
+            return None
+        last_v, last_u = v, u
+        outdeg[u] += 1
+        has_pred[v] = True
+    k = has_pred.count(False)  # sources (a DAG has one)
+    share0 = 1.0 / k
+    m = [0.0 if p else share0 for p in has_pred]
+    for u, v, _ in edges:
+        m[v] += m[u] / outdeg[u]
+    return m
+
+
 def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, tokens: int | None = None, *,
                        c_star_count: CStarCount = "given", merge_static: bool = True,
                        paths: bool = True, reward_only: bool = False) -> StructuralMetrics:
@@ -301,6 +464,10 @@ def structural_metrics(graph: Any, c_star: Iterable[Any], n_sentences: int, toke
         raise ConfigError(f"n_sentences must be an int >= 0, got {n_sentences!r}")
     if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer)) or tokens < 0):
         raise ConfigError(f"tokens must be None or an int >= 0, got {tokens!r}")
+    if reward_only and isinstance(graph, ClaimGraph):
+        out = _reward_only_metrics(graph, c_star, n_sentences, tokens, c_star_count, merge_static)
+        if out is not None:
+            return out
     g_in = _prepare(graph, merge_static)
     scores, flat = _eta_scores_flat(g_in, c_star, c_star_count, False, subgraphs=not reward_only)
     g = _as_digraph(g_in)

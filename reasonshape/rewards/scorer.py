@@ -206,8 +206,11 @@ def _score(puzzle, instance, completion, extract, llm_backend, context, tokens, 
                                          reward_only=reward_only) \
                 if c_star else None
             labels = {lab.value: 0 for lab in ClaimLabel}
-            # counted on the node attribute dicts, without a ClaimNode view (or a str()) per node
-            counts = Counter(d["label"] for d in graph.graph._node.values() if d["origin"] != "placeholder")
+            # counted on the node attribute dicts, without a ClaimNode view (or a str()) per node (nor the DiGraph of
+            # the extractor's graph: its node list, in the same order)
+            parts = graph._trusted_parts()
+            node_dicts = graph.graph._node.values() if parts is None else parts[0]
+            counts = Counter(d["label"] for d in node_dicts if d["origin"] != "placeholder")
             for lab, k in counts.items():
                 labels[str(lab)] += k
         except Exception as e:  # extraction must never crash a reward: record why

@@ -29,8 +29,10 @@ from reasonshape.extraction.deterministic import (
     RETRACTION_CUE,
     TENTATIVE_CUE,
     PuzzleContext,
+    _contains_phrase,
     _may_match,
     _sentence_cues,
+    _unit_tokens,
     build_graph,
     extract_deterministic,
     read_mentions,
@@ -276,3 +278,23 @@ def test_sentence_cues_equal_the_patterns(parts, case):
     text = {"lower": text.lower(), "upper": text.upper(), "title": text.title(), "keep": text}[case]
     assert _sentence_cues(text) == (TENTATIVE_CUE.search(text) is not None, RETRACTION_CUE.search(text) is not None,
                                     CONDITIONAL_CUE.search(text) is not None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["tents", "solo", "keen", "bridges"]), st.data())
+def test_named_units_equal_the_plain_lookup(name, data):
+    """PuzzleContext.named_units (candidates memoised by the raw token groups, a substring check before the phrase
+    test) names exactly the units of the plain lookup: every unit of every token of the text, plus the units
+    without a token, whose name occurs as a whole phrase."""
+    if name not in _implemented():
+        return
+    ctx = _engine_case(name, "easy")[0]
+    words = ["row", "Row", "column", "col", "COL", "box", "cage", "clue", "line", "(", ")", ",", " ", "0", "1", "2",
+             "3", "12", "03", "x", ".", "\n"]
+    parts = data.draw(st.lists(st.one_of(st.sampled_from(ctx.unit_names), st.sampled_from(words)), max_size=12))
+    text = "".join(parts)
+    if data.draw(st.booleans()):
+        text = text.upper()
+    low = text.lower()
+    cands = {i for t in _unit_tokens(low) for i in ctx.units_by_token.get(t, ())} | ctx.tokenless_units
+    assert ctx.named_units(text) == {i for i in cands if _contains_phrase(low, ctx.unit_names[i])}

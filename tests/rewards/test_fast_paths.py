@@ -131,3 +131,98 @@ def test_claim_metrics_from_the_index_equal_the_general_path(data):
     assert _claim_metrics(g.graph, n_sentences, g._index) == _claim_metrics(g.graph, n_sentences)
     g.graph.nodes[0]["label"] = "wrong"  # a label that is not a ClaimLabel: the general path decides
     assert _claim_metrics(g.graph, n_sentences, g._index) == _claim_metrics(g.graph, n_sentences)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_reward_only_metrics_on_the_graph_equal_those_of_the_merged_copy(data):
+    """The reward-only metrics of a claim graph computed on the graph and its static merge map
+    (metrics._reward_only_metrics) equal the general path's on the merged copy, field for field (floats
+    bit-identical): random claims (static ones restated), labels, placeholders, inference and restatement edges."""
+    from reasonshape.envs.base import Claim, ClaimLabel
+    from reasonshape.extraction.graph import ClaimGraph
+    from reasonshape.rewards import metrics as metrics_module
+
+    n = data.draw(st.integers(1, 30))
+    g = ClaimGraph()
+    sentence = 0
+    static_of: dict = {}
+    for _ in range(n):
+        sentence += data.draw(st.integers(0, 2))
+        claim = Claim("value", ((data.draw(st.integers(1, 4)), 1),), data.draw(st.integers(1, 3)))
+        static = static_of.setdefault(claim, data.draw(st.booleans()))
+        g.add_claim(claim, sentence, label=data.draw(st.sampled_from(list(ClaimLabel))),
+                    origin=data.draw(st.sampled_from(["stated", "directly_stated", "placeholder"])), static=static)
+    for u, v in data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n)):
+        if u < v and not g.graph.has_edge(u, v):
+            if g.node(u).claim == g.node(v).claim and data.draw(st.booleans()):
+                g.add_restatement(u, v)
+            else:
+                g.add_inference(u, v)
+    claims = list(g._index)
+    extra = [Claim("value", ((9, 9),), 1)]
+    c_star = frozenset(data.draw(st.lists(st.sampled_from(claims + extra), min_size=1, max_size=5)))
+    n_sentences = sentence + 1 + data.draw(st.integers(0, 2))
+    for c_star_count in ("given", "present"):
+        for merge_static in (True, False):
+            fast = metrics_module._reward_only_metrics(g, c_star, n_sentences, 5, c_star_count, merge_static)
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(metrics_module, "_reward_only_metrics", lambda *a: None)
+                general = structural_metrics(g, c_star, n_sentences, 5, c_star_count=c_star_count,
+                                             merge_static=merge_static, paths=False, reward_only=True)
+            assert fast is not None
+            assert repr(fast) == repr(general)
+            assert structural_metrics(g, c_star, n_sentences, 5, c_star_count=c_star_count,
+                                      merge_static=merge_static, paths=False, reward_only=True) == general
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_reward_only_metrics_of_a_pending_extractor_graph(data):
+    """A graph from ClaimGraph._from_trusted (the extractor's) whose DiGraph is not built yet: the reward-only
+    metrics read off its node and edge lists (the logical mass pulled along edges sorted by (target, source)) equal
+    the general path's on the built graph, field for field; edges in another order fall back to the built graph.
+    Building the DiGraph later gives the same graph as building it at once (and pickling builds it)."""
+    import pickle
+
+    from reasonshape.envs.base import Claim, ClaimLabel
+    from reasonshape.extraction.graph import ClaimGraph
+    from reasonshape.rewards import metrics as metrics_module
+
+    n = data.draw(st.integers(1, 30))
+    nodes, static_of, sentence = [], {}, 0
+    for _ in range(n):
+        sentence += data.draw(st.integers(0, 2))
+        claim = Claim("value", ((data.draw(st.integers(1, 4)), 1),), data.draw(st.integers(1, 3)))
+        nodes.append({"claim": claim, "sentence": sentence, "span": None,
+                      "label": data.draw(st.sampled_from(list(ClaimLabel))),
+                      "origin": data.draw(st.sampled_from(["stated", "directly_stated", "placeholder"])),
+                      "static": static_of.setdefault(claim, data.draw(st.booleans()))})
+    pairs = sorted({(u, v) for u, v in data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                                                          max_size=3 * n)) if u < v}, key=lambda e: (e[1], e[0]))
+    edges = [(u, v, data.draw(st.sampled_from(["inference", "restatement"]))) for u, v in pairs]
+    if data.draw(st.booleans()):
+        edges.sort()  # by source: not the pull loop's order
+    index: dict = {}
+    for i, d in enumerate(nodes):
+        index.setdefault(d["claim"], []).append(i)
+
+    def make():
+        return ClaimGraph._from_trusted([dict(d) for d in nodes], list(edges), {c: list(v) for c, v in index.items()})
+
+    built = make()
+    built.graph  # noqa: B018
+    assert make() == built and pickle.loads(pickle.dumps(make())) == built
+    assert sorted(make().edges()) == sorted(built.edges()) and make().to_json() == built.to_json()
+    c_star = frozenset(data.draw(st.lists(st.sampled_from(list(index)), min_size=1, max_size=5)))
+    n_sentences = sentence + 1
+    for c_star_count in ("given", "present"):
+        for merge_static in (True, False):
+            pending = make()
+            fast = metrics_module._reward_only_metrics(pending, c_star, n_sentences, None, c_star_count,
+                                                       merge_static)
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(metrics_module, "_reward_only_metrics", lambda *a: None)
+                general = structural_metrics(built, c_star, n_sentences, c_star_count=c_star_count,
+                                             merge_static=merge_static, paths=False, reward_only=True)
+            assert fast is not None and repr(fast) == repr(general)
