@@ -350,7 +350,10 @@ class PuzzleContext:
         return self.label_of(self.info(claim))
 
     def clear_sentence_memos(self) -> None:
-        """Empty the per-sentence memos (``sentence_readings``, ``sentence_cues``, ``sentence_units``)."""
+        """Empty the per-sentence memos (``sentence_readings``, ``sentence_cues``, ``sentence_units``) and the
+        reader's memo of predicates by window text (:meth:`SchemaReader.clear_predicate_memo`), which sentences
+        fill as well."""
+        self.reader.clear_predicate_memo()
         self.sentence_readings.clear()
         self.sentence_cues.clear()
         self.sentence_units.clear()

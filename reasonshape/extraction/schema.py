@@ -854,6 +854,13 @@ class SchemaReader:
                     out.append((Mention(m[0], offset + m[1], offset + b), ref_end))
         return out
 
+    def clear_predicate_memo(self) -> None:
+        """Forget the predicates read after cell references (the memo of :meth:`_cell_claims`, by window text; at
+        most ``_PREDICATE_MEMO_MAX`` windows). :meth:`PuzzleContext.clear_sentence_memos
+        <reasonshape.extraction.deterministic.PuzzleContext.clear_sentence_memos>` calls it with the per-sentence
+        memos, so a :class:`~reasonshape.rewards.scorer.Scorer` keeps it only for its most recent instances."""
+        self._predicates.clear()
+
     def _predicate(self, text: str, b: int, end: int, low: str) -> tuple:
         """The predicate right after a cell reference ending at ``b`` (``text[b:end]``, ``low = _lowered(text)``):
         ``(kind, end of the match - b, what it read)`` for the first of neg / cand / cand_or / pos that matches

@@ -242,8 +242,9 @@ class Scorer:
     extraction contexts by (puzzle, game ID). A context also remembers how each sentence was read, so the
     completions of a group read a sentence they share once; those per-sentence memos are kept for the
     ``SENTENCE_MEMO_INSTANCES`` most recently scored instances (a group's completions arrive together) and emptied
-    for older ones, ~1 MB each at most (``SENTENCE_MEMO_MAX`` / ``SENTENCE_MEMO_CHARS`` of
-    :mod:`~reasonshape.extraction.deterministic`). Not thread-safe. Picklable (caches are dropped on pickling). Its
+    for older ones, ~2 MB each at most (``SENTENCE_MEMO_MAX`` / ``SENTENCE_MEMO_CHARS`` of
+    :mod:`~reasonshape.extraction.deterministic`, and the schema reader's memo of at most 4,096 predicate windows).
+    Not thread-safe. Picklable (caches are dropped on pickling). Its
     metrics are the reward-only set (:func:`score_completion` with ``reward_only=True``: η on G and the claim
     statistics; the G_sol / G_ver, depth / width and path fields are ``None``); the eval scores with the full set.
 

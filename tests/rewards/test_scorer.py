@@ -67,7 +67,11 @@ def test_the_scorer_keeps_sentence_memos_for_its_most_recent_instances_only(monk
         scorer.score("tents", gid, text)
     contexts = [scorer._instances[("tents", gid)][2] for gid in game_ids]
     assert [bool(c.sentence_readings) for c in contexts] == [False, True, True]
+    # the schema reader's predicate memo (by window text) is filled by sentences too, and emptied with them
+    assert [bool(c.reader._predicates) for c in contexts] == [False, True, True]
     scorer.score("tents", game_ids[0], text + " Done.")  # the first instance again: the least recent one is emptied
     assert [bool(c.sentence_readings) for c in contexts] == [True, False, True]
+    assert [bool(c.reader._predicates) for c in contexts] == [True, False, True]
     scorer.clear_sentence_memos()
-    assert not any(c.sentence_readings or c.sentence_cues or c.sentence_units for c in contexts)
+    assert not any(c.sentence_readings or c.sentence_cues or c.sentence_units or c.reader._predicates
+                   for c in contexts)
