@@ -247,7 +247,9 @@ class PuzzleContext:
         # Dense int ids of the variables (domains, then unit variables), so the builder's per-variable state is a
         # list indexed by id and the unit-context rule (4c) hashes no variable tuple: ``unit_var_ids[u]`` = the ids
         # of unit u's variables in its order; ``given_info_by_var[id]`` = the info of the given claim fixing that
-        # variable (else None); ``unit_premise_infos[u]`` = the infos of unit u's premises, in order.
+        # variable (else None); ``unit_premise_infos[u]`` = the infos of unit u's premises, in order (None until the
+        # unit-context rule first reaches unit u: most units of a small instance are never reached, and building
+        # every unit's infos up front was a third of the context's construction).
         self.var_id: dict[Any, int] = {}
         for v in self.reader.domains:
             self.var_id.setdefault(v, len(self.var_id))
@@ -258,7 +260,7 @@ class PuzzleContext:
         self.given_info_by_var: list[_ClaimInfo | None] = [None] * len(self.var_id)
         for var, g in self.given_value.items():
             self.given_info_by_var[self.var_id[var]] = self.info(g)
-        self.unit_premise_infos = [tuple(self.info(g) for g in u.premises) for u in self.units]
+        self.unit_premise_infos: list[tuple[_ClaimInfo, ...] | None] = [None] * len(self.units)
         #: What a sentence's text alone decides, kept across the completions that share this context (a GRPO
         #: group, and later steps on the instance): sentence -> (offset it was read at, its mentions, separator
         #: row?), sentence -> (tentative, retraction, conditional cue), sentence -> units it names. Emptied when
@@ -745,7 +747,10 @@ class _Builder:
                     negs = neg_nodes[v]
                     if negs is not None:
                         out.extend(negs.values())
-            for ginf in unit_premise_infos[ui]:
+            premise_infos = unit_premise_infos[ui]
+            if premise_infos is None:
+                premise_infos = unit_premise_infos[ui] = tuple(ctx.info(g) for g in ctx.units[ui].premises)
+            for ginf in premise_infos:
                 n = last_occ.get(ginf.cid)
                 out.append(self._occurrence(ginf, index) if n is None else n)
         for v in inf.var_ids:

@@ -613,9 +613,10 @@ class SchemaReader:
         self._max_row_chars = 16 * max(1, self.cols) + 40  # a written-out grid row is never longer
         # A row token -> its reading (:meth:`_token_value`), for the symbols, blanks, value words and numbers up to
         # 99: one dict lookup per token of a grid row instead of up to three set lookups and a :meth:`value` call.
-        # A token not in the table is neither a symbol nor a blank, so its reading is ``value(token)``.
-        self._token_values = {t: self._token_value(t) for t in
-                              (*self.symbols, *_BLANKS, *words, *(str(i) for i in range(100)))}
+        # A token not in the table is neither a symbol nor a blank, so its reading is ``value(token)``. A number that
+        # is no symbol, blank or value word reads as its int (``value``), so those entries need no call.
+        self._token_values: dict[str, Hashable | None] = {str(i): i for i in range(100)}
+        self._token_values.update({t: self._token_value(t) for t in (*self.symbols, *_BLANKS, *words)})
         # Every character a grid row can hold (:meth:`_tokens`): its separators, the characters of the tokens it
         # accepts (symbols, fixed tokens, blanks, value words and their plural "s", decimal digits), and what
         # :meth:`_clean_row_text` removes (answer tags, quotes, signs, check marks, a final period). A character
