@@ -157,7 +157,7 @@ def bench_sizes(sizes: list[int], repeats: int, model_dir: Path) -> list[dict]:
                "reward_cold_s": t_cold, "reward_shared_s": t_shared, "encode_s": t_enc, "ratio": t_reward / t_enc,
                "rewards": values}
         rows.append(row)
-        print(f"{n_tok:>7} tokens {len(text):>8} chars | rewards {t_reward * 1e3:8.1f} ms (cold "
+        print(f"{n_tok:>7} tokens {len(text):>8} chars | rewards (warm) {t_reward * 1e3:8.1f} ms (cold "
               f"{t_cold * 1e3:8.1f} ms, sibling's sentences kept {t_shared * 1e3:8.1f} ms) | encode "
               f"{t_enc * 1e3:7.1f} ms | ratio {row['ratio']:5.2f}x (target <= {TARGET_RATIO:g}x) | accuracy "
               f"{values['accuracy_reward']} eta {values['eta_reward']:.3f}", flush=True)
@@ -208,7 +208,7 @@ def bench_real_traces(path: Path, sizes: list[int], model_dir: Path) -> list[dic
         row = {"target_tokens": size, "completions": n, "mean_tokens": n_tok / n, "reward_s": t_reward / n,
                "encode_s": t_enc / n, "ratio": t_reward / t_enc}
         rows.append(row)
-        print(f"real traces, {size} tokens +-25%: {n:>4} completions (mean {n_tok / n:>7.0f} tokens) | rewards "
+        print(f"real traces, {size} tokens +-25%: {n:>4} completions (mean {n_tok / n:>7.0f} tokens) | rewards (warm) "
               f"{1e3 * t_reward / n:8.2f} ms | encode {1e3 * t_enc / n:7.2f} ms | ratio {row['ratio']:5.2f}x "
               f"(target <= {TARGET_RATIO:g}x)", flush=True)
     return rows
