@@ -121,21 +121,16 @@ _CONDITIONAL_LOW = re.compile(CONDITIONAL_CUE.pattern)
 
 def _sentence_cues(text: str) -> tuple[bool, bool, bool]:
     """(tentative, retraction, conditional): whether ``TENTATIVE_CUE``, ``RETRACTION_CUE``, ``CONDITIONAL_CUE``
-    match ``text``. On ASCII text, a pattern runs only when a key word of it occurs (inlined
-    :func:`_may_match` of ``_TENTATIVE_KEYS``, ``_RETRACTION_KEYS``, ``_CONDITIONAL_KEYS``: keep in step), in its
-    lower-case form on the lower-cased text; other text is searched with the patterns themselves."""
+    match ``text``. On ASCII text, a pattern runs only when a key word of it occurs (:func:`_may_match` of
+    ``_TENTATIVE_KEYS``, ``_RETRACTION_KEYS``, ``_CONDITIONAL_KEYS``), in its lower-case form on the lower-cased
+    text; other text is searched with the patterns themselves."""
     if not text.isascii():
         return (TENTATIVE_CUE.search(text) is not None, RETRACTION_CUE.search(text) is not None,
                 CONDITIONAL_CUE.search(text) is not None)
     low = text.lower()
-    has_if = "if" in low
-    has_let = "let" in low
-    tent = ((has_if or has_let or "suppos" in low or "assum" in low or "try" in low or "hypothe" in low
-             or "guess" in low or "trial" in low) and _TENTATIVE_LOW.search(low) is not None)
-    retr = ((has_let or "wait" in low or "contradict" in low or "possible" in low or "that" in low
-             or "mistake" in low or "backtrack" in low or "does" in low or "can" in low or "conflict" in low
-             or "wrong" in low or "duplicate" in low or "invalid" in low) and _RETRACTION_LOW.search(low) is not None)
-    return tent, retr, has_if and _CONDITIONAL_LOW.search(low) is not None
+    return (_may_match(low, _TENTATIVE_KEYS) and _TENTATIVE_LOW.search(low) is not None,
+            _may_match(low, _RETRACTION_KEYS) and _RETRACTION_LOW.search(low) is not None,
+            _may_match(low, _CONDITIONAL_KEYS) and _CONDITIONAL_LOW.search(low) is not None)
 
 
 def _may_match(low: str | None, keys: tuple[str, ...]) -> bool:
@@ -336,7 +331,11 @@ class PuzzleContext:
         for raw in _UNIT_TOKEN.findall(low):
             cands = memo.get(raw)
             if cands is None:
-                cands = memo[raw] = tuple(self.units_by_token.get(_unit_token(raw), ()))
+                cands = tuple(self.units_by_token.get(_unit_token(raw), ()))
+                # kept for ASCII groups only: with the ASCII digits the keys are bounded (~24k), with every Unicode
+                # decimal digit that \d matches they would not be
+                if "".join(raw).isascii():
+                    memo[raw] = cands
             for i in cands:
                 if i not in out:
                     name = names[i]

@@ -151,8 +151,9 @@ class ClaimGraph:
     # read only the node attribute dicts and the edges, :meth:`_trusted_parts`, and building the successor and
     # predecessor rows and one attribute dict per edge cost ~20% of the extractor's graph step on a 2k-token trace).
     # ``_nx`` holds the DiGraph once built; ``_pending`` the (nodes, edges) it is built from until then. Every
-    # method reads the graph through ``_g``, so it behaves as if built at once; pickling and copying build it first.
-    # (Like the rest of the class, not thread-safe: the rewards' scorer holds a lock.)
+    # method reads the graph through ``_g``, so it behaves as if built at once; pickling and copying build it first
+    # and keep the state the class always had (``_g``, ``_index``, ``meta``, ``merged_into``), so pickles load across
+    # versions. (Like the rest of the class, not thread-safe: the rewards' scorer holds a lock.)
     @property
     def _g(self) -> nx.DiGraph:
         g = self._nx
@@ -174,8 +175,15 @@ class ClaimGraph:
         self._pending = None
 
     def __getstate__(self) -> dict[str, Any]:
-        self._g  # noqa: B018 (built before pickling or copying: the state holds the DiGraph, as it always did)
-        return self.__dict__
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_nx", "_pending")}
+        state["_g"] = self._g  # built first: the state holds the DiGraph, as it always did
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        g = state.pop("_g")
+        self.__dict__.update(state)
+        self._g = g
 
     def _trusted_parts(self) -> tuple[list[dict], list[tuple[int, int, str]]] | None:
         """``(nodes, edges)`` of a graph from :meth:`_from_trusted` whose DiGraph is not built yet: the node

@@ -292,7 +292,10 @@ def _reward_only_metrics(graph: ClaimGraph, c_star: Any, n_sentences: int, token
     claim statistics read the graph's claim index without the merged ids, which is the merged graph's index."""
     if type(c_star) not in (frozenset, set, list, tuple) or not c_star or n_sentences < 1:
         return None
-    items = list(dict.fromkeys(c_star))
+    try:
+        items = list(dict.fromkeys(c_star))
+    except TypeError:  # an unhashable item: the general path raises its ConfigError
+        return None
     for c in items:
         if not isinstance(c, Claim):
             return None

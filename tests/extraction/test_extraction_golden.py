@@ -298,3 +298,16 @@ def test_named_units_equal_the_plain_lookup(name, data):
     low = text.lower()
     cands = {i for t in _unit_tokens(low) for i in ctx.units_by_token.get(t, ())} | ctx.tokenless_units
     assert ctx.named_units(text) == {i for i in cands if _contains_phrase(low, ctx.unit_names[i])}
+
+
+def test_named_units_memo_keeps_ascii_tokens_only():
+    """The memo of candidate units by raw token groups is bounded by the ASCII digits' groups: a token written with
+    other decimal digits (which \\d matches) is looked up each time and not kept, and reads the same."""
+    p = get("tents")
+    ctx = PuzzleContext(p, p.generate("easy", seed=0, index=0))
+    assert ctx.named_units("In row 2, (2,1) is grass.") == ctx.named_units("In row 2, (2,1) is grass.")
+    kept = len(ctx._units_of_raw)
+    assert kept
+    for digits in ("\u0662", "\u0968", "\uff12", "\u0662\u0663\u0664", "\u09e8\u09e9"):
+        assert ctx.named_units(f"In row {digits} it is fine.") == set()
+    assert len(ctx._units_of_raw) == kept

@@ -226,3 +226,48 @@ def test_reward_only_metrics_of_a_pending_extractor_graph(data):
                 general = structural_metrics(built, c_star, n_sentences, c_star_count=c_star_count,
                                              merge_static=merge_static, paths=False, reward_only=True)
             assert fast is not None and repr(fast) == repr(general)
+
+
+def _extracted_graph():
+    from reasonshape.envs import get
+    from reasonshape.extraction import deduce_trace, extract_deterministic
+
+    p = get("tents")
+    inst = p.generate("easy", seed=0, index=0)
+    return p, inst, extract_deterministic(p, inst, deduce_trace(p, inst, "verbose", 0).text).graph
+
+
+def test_reward_only_metrics_refuse_unhashable_c_star_items_as_the_general_path_does():
+    """The fast path hands a C* it cannot read to the general path, which raises ConfigError (a ValueError)."""
+    from reasonshape.errors import ConfigError
+
+    _, _, g = _extracted_graph()
+    for c_star in ([[1, 2]], [next(iter(g.claims())), {"a": 1}]):
+        for reward_only in (True, False):
+            with pytest.raises(ConfigError, match="hashable"):
+                structural_metrics(g, c_star, 5, paths=False, reward_only=reward_only)
+
+
+def test_an_extracted_graph_pickles_in_the_state_layout_it_always_had(monkeypatch):
+    """The DiGraph is built lazily (``_nx`` / ``_pending``), but the pickled state keeps the keys ``_g``, ``_index``,
+    ``meta`` and ``merged_into``, so a pickle written before the lazy graph loads, and one written now loads in
+    older code."""
+    import copy
+    import pickle
+
+    from reasonshape.extraction.graph import ClaimGraph
+    from reasonshape.rewards.eta import eta
+
+    p, inst, g = _extracted_graph()
+    assert g._trusted_parts() is not None  # not built yet
+    state = g.__getstate__()
+    assert set(state) == {"_g", "_index", "meta", "merged_into"} and isinstance(state["_g"], nx.DiGraph)
+    old = ClaimGraph.__new__(ClaimGraph)
+    old.__dict__.update({"_g": g.graph.copy(), "_index": g._index, "meta": {}, "merged_into": {}})
+    with monkeypatch.context() as mp:  # the class as it was: no __getstate__, its __dict__ pickled as the state
+        mp.delattr(ClaimGraph, "__getstate__")
+        mp.delattr(ClaimGraph, "__setstate__")
+        old_pickle = pickle.dumps(old)
+    for h in (pickle.loads(pickle.dumps(g)), pickle.loads(old_pickle), copy.deepcopy(g), copy.copy(g)):
+        assert h == g and h.graph.number_of_edges() == g.graph.number_of_edges()
+        assert eta(h, p.solution_claims(inst)) == eta(g, p.solution_claims(inst))
