@@ -24,7 +24,7 @@ Table 2. See ``docs/METHOD.md`` §C.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -340,33 +340,15 @@ def _reward_only_metrics(graph: ClaimGraph, c_star: Any, n_sentences: int, token
         targets = set()
         for row in rows.values():
             targets.update(row)
-        # the logical mass (reasonshape.rewards.eta._mass, _mass_loop) by id; merged-away ids stay 0 and are dropped
-        k = n - len(targets)  # sources (targets are kept ids: the map's targets are never merged away)
-        share0 = 1.0 / k
-        m = [0.0 if (w in targets or w in mapping) else share0 for w in ids]
-        for u in ids:
-            row = rows.get(u)
-            if row:
-                share = m[u] / len(row)
-                for w in row:
-                    m[w] += share
+        # merged-away ids are no sources, stay 0 and are dropped
+        m = _pushed_mass(ids, rows, [not (w in targets or w in mapping) for w in ids])
         m = [x for w, x in enumerate(m) if w not in mapping]
     else:
         pred = g._pred
         for u, nbrs in succ.items():
             if nbrs and min(nbrs) <= u:  # an edge against id order: the flattening reorders
                 return None
-        k = 0
-        for w in ids:
-            if not pred[w]:
-                k += 1
-        share0 = 1.0 / k  # (a DAG has a source)
-        m = [0.0 if pred[w] else share0 for w in ids]
-        for u, row in succ.items():  # ids in order
-            if row:
-                share = m[u] / len(row)
-                for w in row:
-                    m[w] += share
+        m = _pushed_mass(ids, succ, [not pred[w] for w in ids])
     h = _entropy_of(np.array(m))
     found = []
     index = graph._index
@@ -389,6 +371,21 @@ def _reward_only_metrics(graph: ClaimGraph, c_star: Any, n_sentences: int, token
         first_error_position=position, restatements_per_claim=restated, eta=eta,
         eta_clipped=eta_from_entropy(h, n, size, clip=True), eta_sol=None, eta_sol_clipped=None, h_str=h,
         h_str_sol=None, n_sol_nodes=None, n_ver_nodes=None, c_star_size=size, c_star_present=len(found))
+
+
+def _pushed_mass(ids: list[int], rows: Mapping[int, Collection[int]], sources: list[bool]) -> list[float]:
+    """The logical mass by id (:func:`reasonshape.rewards.eta._mass_loop`'s floats, in its order): π = 1/k on the k
+    ``sources`` (a DAG has one), then each id of ``ids`` (ascending; every row's targets are above it) adds
+    ``m(u) / outdeg(u)`` to each target in its row (distinct targets, so their order changes no sum)."""
+    share0 = 1.0 / sources.count(True)
+    m = [share0 if source else 0.0 for source in sources]
+    for u in ids:
+        row = rows.get(u)
+        if row:
+            share = m[u] / len(row)
+            for w in row:
+                m[w] += share
+    return m
 
 
 def _built(graph: ClaimGraph) -> ClaimGraph:
