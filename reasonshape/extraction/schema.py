@@ -433,11 +433,16 @@ def _new_spans(old: list, new: list) -> list:
     return out
 
 
+def _pair(ref: CellRef) -> str:
+    """``ref``'s cell written as ``(r,c)``, the form :class:`_Canon` rewrites references to."""
+    return f"({ref.cell[0]},{ref.cell[1]})"
+
+
 def _rewritten(text: str, refs: list[CellRef]) -> bool:
     """Whether :class:`_Canon` rewrites any of ``refs`` (``_Canon(text, refs).changed``: some reference is not
     written as its ``(r,c)``), without building the rewritten text."""
     for ref in refs:
-        if text[ref.outer:ref.end] != f"({ref.cell[0]},{ref.cell[1]})":
+        if text[ref.outer:ref.end] != _pair(ref):
             return True
     return False
 
@@ -450,8 +455,8 @@ class _Canon:
         parts, self._cs, self._table = [], [], []
         pos = out = 0
         for ref in refs:
-            rep = f"({ref.cell[0]},{ref.cell[1]})"
-            if text[ref.outer:ref.end] == rep:
+            rep = _pair(ref)
+            if text[ref.outer:ref.end] == rep:  # the test _rewritten makes
                 continue
             parts.append(text[pos:ref.outer])
             out += ref.outer - pos
